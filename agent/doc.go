@@ -1,0 +1,73 @@
+// Package agent is the toolkit code-writing agents use, on top of the
+// hardened sandboxes of package sandbox: run a snippet, keep a workspace
+// across calls, install packages, pass files in and get artifacts out, reach
+// a few hosts, use secrets without leaking them, read what went wrong and
+// check a function against test cases.
+//
+// Every sandbox keeps the sandbox package's defaults: no network, read-only
+// root file system, user 1000, no capabilities, resource limits. A failing,
+// timed-out or OOM-killed program is data in its [Result] (with [Kind],
+// the parsed [PythonError] and the peak memory); a Go error means the
+// infrastructure failed or an option was wrong.
+//
+//	c, err := sandbox.New()
+//	if err != nil { ... }
+//	m, err := agent.New(c, agent.WithSecretResolver(agent.StaticSecrets{"gh": token}))
+//	if err != nil { ... }
+//	defer m.Close()
+//
+//	// One-shot: a fresh workspace and container, removed afterwards.
+//	res, err := m.RunPython(ctx, "import pandas\nprint(pandas.__version__)", agent.RunOptions{
+//		Requirements: agent.Requirements{Packages: []string{"pandas"}, WheelDir: "/srv/wheels"},
+//		Files:        []agent.File{{Name: "data.csv", HostPath: "/data/in.csv"}},
+//		Timeout:      30 * time.Second,
+//	})
+//	if err != nil { ... }
+//	if !res.OK() {
+//		for _, hint := range agent.Feedback(res) { fmt.Println(hint) }
+//	}
+//
+//	// A session: one workspace and one container across calls.
+//	s, err := m.Open(ctx, "task-42", agent.SessionOptions{
+//		Egress:  agent.Egress{Hosts: []string{"api.github.com"}},
+//		Secrets: map[string]string{"GITHUB_TOKEN": "gh"},
+//	})
+//	if err != nil { ... }
+//	res, err = s.RunPython(ctx, "open('output/report.md', 'w').write('# done')", agent.ExecOptions{})
+//	rep, err := s.RunTests(ctx, agent.TestRequest{Code: code, Function: "solve",
+//		Cases: []agent.TestCase{{Args: []any{2, 3}, Expected: 5}}}, agent.ExecOptions{})
+//
+// # Pieces
+//
+// [Manager.RunPython] and [Manager.RunShell] pass the code as a file in the
+// workspace (never through a shell's quoting) and run it behind a small
+// launcher that exports secrets, activates the virtual environment, relays
+// egress and records the peak memory ([RunPython] and [RunShell] do the same
+// with a manager of their own). Sessions ([Manager.Create], [Manager.Get],
+// [Manager.Open], [Manager.List], [Manager.Remove]) keep a workspace and a
+// container; an idle session is reaped, a Persistent one only loses its
+// container and can be resumed by another manager on the same state
+// directory.
+//
+// [Requirements] build a virtual environment in a container of their own,
+// offline from a wheel directory or from an index the install step alone
+// may reach; environments are cached by the hash of image, packages and
+// source. [File] values go into mounts/, files written under output/ come
+// back as [Artifact] values, capped, never read through a symlink.
+//
+// [Egress] keeps the sandbox without a network interface and relays
+// 127.0.0.1 connections to a proxy the manager runs on a Unix socket, which
+// admits the listed hosts only and never link-local or metadata addresses.
+// It needs python3 in the image and runc: gVisor's runsc, registered with
+// --network=none, cannot reach the socket.
+//
+// Secrets are resolved by a [SecretResolver], copied as files onto the
+// sandbox's /tmp tmpfs and exported by the launcher, so docker inspect never
+// shows them; their values are masked in every result.
+//
+// [Manager.RunTests] runs a function against [TestCase] values as
+// parametrized pytest tests, each call in a child process that never sees
+// the expected values, and reads the verdicts from pytest's report with
+// package pytestparse. [Feedback] and [TestFeedback] turn results into
+// short suggestions for the next attempt.
+package agent

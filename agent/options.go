@@ -1,0 +1,196 @@
+package agent
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"time"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+// RunOptions configure a one-shot run: the sandbox it gets and the command.
+// The zero value runs the default image with the hardened defaults, no
+// network and a one-minute timeout.
+type RunOptions struct {
+	// Image to run. Default: the manager's (DefaultImage).
+	Image string
+	// Env is set for the run. Values are visible in the container's
+	// configuration; pass credentials as Secrets.
+	Env map[string]string
+	// Secrets maps environment variable names to logical secret names,
+	// which the manager's SecretResolver turns into values. Values never
+	// appear in the container's configuration and are masked in results.
+	Secrets map[string]string
+	// Files are written into the workspace's mounts/ directory first.
+	Files []File
+	// Requirements are installed into a virtual environment at
+	// /workspace/.venv before the run; environments are cached by the hash
+	// of the requirements.
+	Requirements Requirements
+	// Egress grants network access to the listed hosts, through a proxy
+	// the manager runs. Default: no network.
+	Egress Egress
+	// Limits on resources; zero fields take the sandbox package's defaults.
+	Limits sandbox.Limits
+	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
+	Runtime string
+	// Timeout bounds the run (not the install). Default: DefaultTimeout.
+	Timeout time.Duration
+	// Args are passed to the program: sys.argv[1:] or the script's $@.
+	Args []string
+	// Stdin is the program's standard input. Default: empty.
+	Stdin []byte
+	// OutputLimit is the bytes kept per stream (head and tail). Default:
+	// the sandbox package's, 1 MiB.
+	OutputLimit int
+	// Artifacts caps what comes back from output/.
+	Artifacts ArtifactOptions
+	// Shell runs RunShell scripts. Default "/bin/sh".
+	Shell string
+}
+
+// SessionOptions configure a session's sandbox. They are fixed for the
+// session's life; per-call settings are in ExecOptions.
+type SessionOptions struct {
+	// Image to run. Default: the manager's (DefaultImage).
+	Image string
+	// Env is set for every command of the session; values are visible in
+	// the container's configuration.
+	Env map[string]string
+	// Secrets maps environment variable names to logical secret names,
+	// resolved when the session's container starts and exported to every
+	// command; masked in results.
+	Secrets map[string]string
+	// Files are written into mounts/ when the session is created.
+	Files []File
+	// Requirements are installed into the session's virtual environment
+	// (/workspace/.venv) when it is created; Session.Install adds more.
+	Requirements Requirements
+	// Egress grants the session's commands network access to the listed
+	// hosts through the manager's proxy. Default: no network.
+	Egress Egress
+	// Limits on resources; zero fields take the sandbox package's defaults.
+	Limits sandbox.Limits
+	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
+	Runtime string
+	// IdleTimeout ends the session after this long without a call; negative
+	// never. Default: the manager's.
+	IdleTimeout time.Duration
+	// Persistent keeps the workspace when the session idles out (only the
+	// container goes, and comes back on the next call) and when the manager
+	// closes, so that a manager on the same state directory can resume the
+	// session by name. Remove deletes it.
+	Persistent bool
+}
+
+// ExecOptions configure one command in a session.
+type ExecOptions struct {
+	// Env is added to the session's for this command.
+	Env map[string]string
+	// Secrets maps environment variable names to logical secret names for
+	// this command only.
+	Secrets map[string]string
+	// Files are written into mounts/ before the command.
+	Files []File
+	// Timeout bounds the command. Default: DefaultTimeout.
+	Timeout time.Duration
+	// Args are passed to the program.
+	Args []string
+	// Stdin is the program's standard input. Default: empty.
+	Stdin []byte
+	// OutputLimit is the bytes kept per stream. Default 1 MiB.
+	OutputLimit int
+	// Artifacts caps what comes back from output/: files created or
+	// changed by this command.
+	Artifacts ArtifactOptions
+	// Shell runs RunShell scripts. Default "/bin/sh".
+	Shell string
+}
+
+// ArtifactOptions cap the artifacts a run returns.
+type ArtifactOptions struct {
+	// MaxFiles is the most artifacts listed. Default DefaultMaxArtifacts.
+	MaxFiles int
+	// MaxBytes is the most content returned in all; a file that does not
+	// fit is listed without Data. Default DefaultMaxArtifactBytes.
+	MaxBytes int64
+	// Disabled skips artifact collection.
+	Disabled bool
+}
+
+func (o ArtifactOptions) withDefaults() ArtifactOptions {
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxArtifacts
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxArtifactBytes
+	}
+	return o
+}
+
+// split separates a one-shot's options into the sandbox's and the command's.
+func (o RunOptions) split() (SessionOptions, ExecOptions) {
+	return SessionOptions{
+			Image: o.Image, Env: o.Env, Files: o.Files, Requirements: o.Requirements,
+			Egress: o.Egress, Limits: o.Limits, Runtime: o.Runtime,
+		}, ExecOptions{
+			Secrets: o.Secrets, Timeout: o.Timeout, Args: o.Args, Stdin: o.Stdin,
+			OutputLimit: o.OutputLimit, Artifacts: o.Artifacts, Shell: o.Shell,
+		}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (o SessionOptions) validate() error {
+	if err := validateEnv("Env", o.Env); err != nil {
+		return err
+	}
+	if err := validateSecrets(o.Secrets); err != nil {
+		return err
+	}
+	if err := o.Egress.validate(o.Runtime); err != nil {
+		return err
+	}
+	return o.Requirements.validate(o.Runtime)
+}
+
+func (o ExecOptions) validate() error {
+	if err := validateEnv("ExecOptions.Env", o.Env); err != nil {
+		return err
+	}
+	return validateSecrets(o.Secrets)
+}
+
+func validateEnv(field string, env map[string]string) error {
+	for k := range env {
+		if !envName.MatchString(k) {
+			return optErr(field, "%q is not a valid environment variable name", k)
+		}
+	}
+	return nil
+}
+
+func validateSecrets(s map[string]string) error {
+	for k, v := range s {
+		if !envName.MatchString(k) {
+			return optErr("Secrets", "%q is not a valid environment variable name", k)
+		}
+		if v == "" {
+			return optErr("Secrets", "%s names no secret", k)
+		}
+	}
+	return nil
+}
+
+// merge returns a copy of a with b's entries on top.
+func merge(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	maps.Copy(out, a)
+	maps.Copy(out, b)
+	return out
+}
+
+func optErr(field, format string, args ...any) error {
+	return &OptionError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}

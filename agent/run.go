@@ -1,0 +1,351 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+// RunPython runs code with python3 in a fresh sandbox of the default image
+// and removes it. It builds a Manager with a default client for the call;
+// programs that run more than once should keep a Manager.
+func RunPython(ctx context.Context, code string, opts RunOptions) (Result, error) {
+	return withManager(func(m *Manager) (Result, error) { return m.RunPython(ctx, code, opts) })
+}
+
+// RunShell runs script with /bin/sh in a fresh sandbox of the default image
+// and removes it. It builds a Manager with a default client for the call.
+func RunShell(ctx context.Context, script string, opts RunOptions) (Result, error) {
+	return withManager(func(m *Manager) (Result, error) { return m.RunShell(ctx, script, opts) })
+}
+
+func withManager(f func(*Manager) (Result, error)) (res Result, err error) {
+	m, err := New(nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() { err = errors.Join(err, m.Close()) }()
+	return f(m)
+}
+
+// RunPython runs code with python3 in a fresh sandbox, with a fresh
+// workspace, and removes both. The code is passed as a file
+// (/workspace/.swebox/run-<id>/main.py), never through a shell, and runs
+// with /workspace as its working directory and on its import path.
+func (m *Manager) RunPython(ctx context.Context, code string, opts RunOptions) (Result, error) {
+	so, eo := opts.split()
+	return m.oneShot(ctx, so, eo, pythonJob(code))
+}
+
+// RunShell runs script in a fresh sandbox with a fresh workspace, and
+// removes both. The script is passed as a file, run by opts.Shell.
+func (m *Manager) RunShell(ctx context.Context, script string, opts RunOptions) (Result, error) {
+	so, eo := opts.split()
+	return m.oneShot(ctx, so, eo, shellJob(script, eo.Shell))
+}
+
+// job is one command: what it writes into its run directory, and what is
+// read back from there after it ran.
+type job struct {
+	// write puts the command's files into its run directory and returns
+	// its argv and extra environment.
+	write func(d *runDir) (argv []string, env map[string]string, err error)
+	// timeout replaces DefaultTimeout when ExecOptions sets none.
+	timeout time.Duration
+	// workdir replaces /workspace as the working directory.
+	workdir string
+	// after, when set, reads the run directory before it is removed.
+	after func(d *runDir, mk masker, res *Result)
+}
+
+func pythonJob(code string) job {
+	return job{write: func(d *runDir) ([]string, map[string]string, error) {
+		if err := d.write("main.py", []byte(code)); err != nil {
+			return nil, nil, err
+		}
+		return []string{"python3", d.path("main.py")}, map[string]string{"PYTHONUNBUFFERED": "1"}, nil
+	}}
+}
+
+func shellJob(script, shell string) job {
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	return job{write: func(d *runDir) ([]string, map[string]string, error) {
+		if err := d.write("script.sh", []byte(script)); err != nil {
+			return nil, nil, err
+		}
+		return []string{shell, d.path("script.sh")}, nil, nil
+	}}
+}
+
+// prepare writes the job's files and returns its argv (with the caller's
+// Args) and its request.
+func (j job) prepare(d *runDir, eo ExecOptions, sessionEnv map[string]string) ([]string, sandbox.ExecRequest, error) {
+	argv, jobEnv, err := j.write(d)
+	if err != nil {
+		return nil, sandbox.ExecRequest{}, err
+	}
+	argv = append(argv, eo.Args...)
+	timeout := eo.Timeout
+	if timeout <= 0 {
+		timeout = j.timeout
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	req := sandbox.ExecRequest{Env: execEnv(sessionEnv, eo.Env, jobEnv), Timeout: timeout, OutputLimit: eo.OutputLimit, WorkingDir: j.workdir}
+	if eo.Stdin != nil {
+		req.Stdin = bytes.NewReader(eo.Stdin)
+	}
+	return argv, req, nil
+}
+
+// newRunID names one command's run directory and secrets.
+func newRunID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// runDir is one command's directory in a workspace (.swebox/run-<id>).
+// The host reaches it through an os.Root on the workspace, so a symlink the
+// sandbox planted (.swebox pointing at a host directory, say) cannot send the
+// host's reads and writes outside the workspace.
+type runDir struct {
+	root *os.Root
+	rel  string // relative to the workspace
+}
+
+func openRunDir(ws, rid string) (*runDir, error) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	d := &runDir{root: root, rel: internalDir + "/run-" + rid}
+	// The program may have replaced .swebox (with a symlink, say); the
+	// library's directory is put back.
+	if fi, err := root.Lstat(internalDir); err == nil && !fi.IsDir() {
+		_ = root.Remove(internalDir)
+	}
+	if err := mkdirOwned(root, d.rel); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	return d, nil
+}
+
+// path is name's path in the sandbox.
+func (d *runDir) path(name string) string { return path.Join(sandbox.WorkspaceDir, d.rel, name) }
+
+func (d *runDir) write(name string, data []byte) error {
+	if err := writeRootFile(d.root, path.Join(d.rel, name), data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+func (d *runDir) read(name string) ([]byte, error) { return d.root.ReadFile(path.Join(d.rel, name)) }
+
+// remove deletes the directory and releases the root.
+func (d *runDir) remove() error {
+	err := d.root.RemoveAll(d.rel)
+	return errors.Join(err, d.root.Close())
+}
+
+// wrap puts argv behind the wrapper script, which exports the secrets in
+// secretDirs, activates the virtual environment and starts the launcher.
+func wrap(statsPath string, secretDirs []string, argv []string) []string {
+	cmd := []string{"/bin/sh", libTarget + "/run.sh", statsPath}
+	cmd = append(cmd, secretDirs...)
+	cmd = append(append(cmd, "--"), argv...)
+	return cmd
+}
+
+// execEnv is a command's environment: the job's, then PYTHONPATH with the
+// workspace after any the caller set, then the caller's.
+func execEnv(sessionEnv, callEnv, jobEnv map[string]string) map[string]string {
+	env := merge(jobEnv, callEnv)
+	pp := sandbox.WorkspaceDir
+	if v := callEnv["PYTHONPATH"]; v != "" {
+		pp = v + ":" + pp
+	} else if v := sessionEnv["PYTHONPATH"]; v != "" {
+		pp = v + ":" + pp
+	}
+	env["PYTHONPATH"] = pp
+	return env
+}
+
+// sandboxSpec is the spec of a session's or one-shot's container.
+func (m *Manager) sandboxSpec(o SessionOptions, ws string, kind, name string) sandbox.Spec {
+	return sandbox.Spec{
+		Image:     m.imageOr(o.Image),
+		Workspace: ws,
+		Env:       merge(o.Env, nil),
+		Limits:    o.Limits,
+		Runtime:   o.Runtime,
+		Labels:    m.labels(kind, name),
+		Policy:    sandbox.AllowAll(),
+		Mounts:    []sandbox.Mount{{Source: m.libDir, Target: libTarget, ReadOnly: true}},
+	}
+}
+
+// withProxy starts an egress proxy for e and mounts its socket into spec.
+func (m *Manager) withProxy(spec *sandbox.Spec, e Egress) (*proxy, error) {
+	if !e.Enabled() {
+		return nil, nil
+	}
+	px, err := startProxy(e, m.log)
+	if err != nil {
+		return nil, err
+	}
+	spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: px.dir, Target: egressTarget, ReadOnly: true})
+	spec.Env[egressEnv] = egressTarget + "/" + proxySocket
+	return px, nil
+}
+
+// oneShot runs one job in a fresh workspace and container.
+func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions, j job) (res Result, err error) {
+	if err := errors.Join(so.validate(), eo.validate()); err != nil {
+		return Result{}, err
+	}
+	if err := m.checkOpen(); err != nil {
+		return Result{}, err
+	}
+	secrets, err := m.resolveSecrets(ctx, eo.Secrets)
+	if err != nil {
+		return Result{}, err
+	}
+	rid := newRunID()
+	ws := filepath.Join(m.stateDir, "runs", rid)
+	if err := newWorkspace(ws); err != nil {
+		return Result{}, err
+	}
+	defer func() { err = errors.Join(err, removeAll(ws)) }()
+	if err := m.writeFiles(ctx, ws, append(append([]File{}, so.Files...), eo.Files...)); err != nil {
+		return Result{}, err
+	}
+	spec := m.sandboxSpec(so, ws, "run", "")
+	var inst *Install
+	if !so.Requirements.Empty() {
+		env, in, err := m.ensureEnv(ctx, spec.Image, so.Requirements)
+		if err != nil {
+			return Result{}, err
+		}
+		inst = in
+		if !in.OK() {
+			return installFailed(in, so), nil
+		}
+		spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: env, Target: venvTarget, ReadOnly: true})
+	}
+	px, err := m.withProxy(&spec, so.Egress)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() { err = errors.Join(err, px.Close()) }()
+
+	dir, err := openRunDir(ws, rid)
+	if err != nil {
+		return Result{}, err
+	}
+	defer dir.remove()
+	argv, req, err := j.prepare(dir, eo, so.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	var raw sandbox.ExecResult
+	if len(secrets) == 0 {
+		// No secrets to copy in first: the command is the container's
+		// main process, which saves the engine round trips of an exec.
+		req.Cmd = wrap(dir.path("stats.json"), nil, argv)
+		raw, err = m.c.Run(ctx, spec, req)
+	} else {
+		raw, err = m.runWithSecrets(ctx, spec, req, rid, secrets, dir.path("stats.json"), argv)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	mk := newMasker(secrets)
+	out := m.finish(raw, dir, mk, so.Limits, req.Timeout)
+	out.Install = inst
+	if j.after != nil {
+		j.after(dir, mk, &out)
+	}
+	out.Egress = px.take()
+	set := collectArtifacts(ws, nil, eo.Artifacts)
+	out.Artifacts, out.ArtifactsDropped, out.ArtifactsSkipped = set.files, set.dropped, set.skipped
+	return out, nil
+}
+
+// runWithSecrets creates the container, copies the secrets onto its tmpfs
+// and runs the command with exec.
+func (m *Manager) runWithSecrets(ctx context.Context, spec sandbox.Spec, req sandbox.ExecRequest, rid string, secrets map[string]string, stats string, argv []string) (res sandbox.ExecResult, err error) {
+	sb, err := m.c.Create(ctx, spec)
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, sb.Remove(ctx)) }()
+	dir := "secrets-" + rid
+	if err := copySecrets(ctx, sb, dir, secrets); err != nil {
+		return res, err
+	}
+	req.Cmd = wrap(stats, []string{secretsDir(dir)}, argv)
+	return sb.Exec(ctx, req)
+}
+
+func installFailed(in *Install, so SessionOptions) Result {
+	return Result{Kind: KindInstall, ExitCode: in.ExitCode, Install: in, MemoryLimit: memoryLimit(so.Limits)}
+}
+
+func memoryLimit(l sandbox.Limits) int64 {
+	if l.Memory > 0 {
+		return l.Memory
+	}
+	return sandbox.DefaultMemory
+}
+
+// runStats is what the launcher writes after the program ends.
+type runStats struct {
+	MaxRSSKiB int64   `json:"maxrss_kb"`
+	UTime     float64 `json:"utime"`
+	STime     float64 `json:"stime"`
+}
+
+// finish turns a command's raw result into a Result: secrets masked,
+// traceback parsed, kind decided, usage read from the run directory dir.
+func (m *Manager) finish(raw sandbox.ExecResult, dir *runDir, mk masker, limits sandbox.Limits, timeout time.Duration) Result {
+	res := Result{
+		ExitCode: raw.ExitCode, Signal: raw.Signal,
+		Stdout: mk.output(raw.Stdout), Stderr: mk.output(raw.Stderr),
+		Duration: raw.Duration, Timeout: timeout, MemoryLimit: memoryLimit(limits),
+	}
+	res.Error = ParseTraceback(res.Stderr.String())
+	res.Kind = kindOf(raw, res.Error)
+	if b, err := dir.read("stats.json"); err == nil {
+		var st runStats
+		if json.Unmarshal(b, &st) == nil {
+			res.PeakMemory = st.MaxRSSKiB << 10
+			res.CPUTime = time.Duration((st.UTime + st.STime) * float64(time.Second))
+		}
+	}
+	return res
+}
+
+func (m *Manager) checkOpen() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return fmt.Errorf("agent: manager %w", ErrClosed)
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+import json
+
+try:
+    {}["missing"]
+except KeyError:
+    json.loads("not json")

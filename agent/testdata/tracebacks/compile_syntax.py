@@ -1,0 +1,2 @@
+src = "x = (1,\n"
+exec(compile(src, "generated.py", "exec"))

@@ -1,0 +1,1 @@
+raise ExceptionGroup("several", [ValueError("one"), TypeError("two")])

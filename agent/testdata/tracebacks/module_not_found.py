@@ -1,0 +1,1 @@
+import numpy_is_not_installed  # noqa: F401

@@ -1,0 +1,9 @@
+def parse(x):
+    return int(x)
+
+
+def main():
+    return parse("abc")
+
+
+main()

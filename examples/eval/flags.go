@@ -1,0 +1,428 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+)
+
+// runOptions are the flags of a run: the official run_evaluation's, with the
+// same names, meaning and defaults, and swebox's own in the same style.
+type runOptions struct {
+	DatasetName      string
+	Split            string
+	PredictionsPath  string
+	InstanceIDs      []string
+	MaxWorkers       int
+	Timeout          int // seconds, as the official --timeout
+	RunID            string
+	ReportDir        string
+	RewriteReports   bool
+	Namespace        string
+	InstanceImageTag string
+
+	Repos          []string
+	Image          string
+	ImageMap       string
+	SpecOverrides  string
+	Grading        string
+	Shard          shard
+	LogDir         string
+	DockerHosts    []string
+	KeepWorkspaces bool
+	Runtime        string
+	Verbose        bool
+
+	// datasetLabel names the dataset in messages instead of DatasetName.
+	datasetLabel string
+	// set records the canonical names of the flags given on the command
+	// line (mode selection depends on what was explicit).
+	set map[string]bool
+}
+
+// defaultRunOptions returns the official defaults (and ours).
+func defaultRunOptions() runOptions {
+	return runOptions{
+		DatasetName:      "SWE-bench/SWE-bench_Lite",
+		Split:            "test",
+		MaxWorkers:       swebench.DefaultMaxWorkers,
+		Timeout:          int(swebench.DefaultTimeout / time.Second),
+		ReportDir:        ".",
+		Namespace:        swebench.DefaultNamespace,
+		InstanceImageTag: swebench.DefaultImageTag,
+		Image:            swebench.DefaultImage,
+		Grading:          string(swebench.RulesV5),
+		LogDir:           swebench.DefaultLogDir,
+	}
+}
+
+// flagSpec describes one flag: its names (the canonical long name first,
+// then aliases such as the official short forms), its value and its help.
+type flagSpec struct {
+	names []string
+	arg   string // placeholder of the value in the help, "" for booleans
+	usage string
+	value func(o *runOptions) flag.Value
+	// swebox marks flags the official harness does not have.
+	swebox bool
+}
+
+// runFlagSpecs lists the run flags in the order the help shows them.
+var runFlagSpecs = []flagSpec{
+	{names: []string{"dataset_name", "d"}, arg: "FILE", usage: "dataset: a .json/.jsonl file or a directory holding <split>.jsonl (Hugging Face names must be exported to a file first)",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.DatasetName) }},
+	{names: []string{"split", "s"}, arg: "NAME", usage: "split to read from a dataset directory",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Split) }},
+	{names: []string{"predictions_path", "p"}, arg: "FILE", usage: "predictions (.json list or object, .jsonl), or 'gold' for the dataset's own patches; required",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.PredictionsPath) }},
+	{names: []string{"instance_ids", "i"}, arg: "IDS", usage: "instances to run, space- or comma-separated; repeatable; default all",
+		value: func(o *runOptions) flag.Value { return (*idListValue)(&o.InstanceIDs) }},
+	{names: []string{"max_workers"}, arg: "N", usage: "instances evaluated at once (<= 0 runs one at a time)",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.MaxWorkers) }},
+	{names: []string{"timeout", "t"}, arg: "SECONDS", usage: "time allowed for each instance's tests",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.Timeout) }},
+	{names: []string{"run_id", "id"}, arg: "ID", usage: "names the log directory and the run report; rerunning an id skips instances that have a report.json; required",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.RunID) }},
+	{names: []string{"report_dir"}, arg: "DIR", usage: "directory of the run report <model>.<run_id>.json",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ReportDir) }},
+	{names: []string{"rewrite_reports"}, arg: "BOOL", usage: "re-grade existing test_output.txt files without running containers",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.RewriteReports) }},
+	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images <NS>/sweb.eval.x86_64.<id>:<tag>; giving it selects prebuilt mode ('none' selects workspace mode)",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Namespace) }},
+	{names: []string{"instance_image_tag"}, arg: "TAG", usage: "prebuilt mode: tag of the instance images; giving it selects prebuilt mode",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.InstanceImageTag) }},
+
+	{names: []string{"repos"}, arg: "DIR", swebox: true, usage: "workspace mode: directory of local repositories (owner/name or owner__name, bare or not), searched before the network; repeatable",
+		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.Repos) }},
+	{names: []string{"image"}, arg: "IMAGE", swebox: true, usage: "workspace mode: image for repositories the image map does not name",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Image) }},
+	{names: []string{"image_map"}, arg: "FILE", swebox: true, usage: "workspace mode: JSON object from owner/name or owner/name:version to an image (the version key wins)",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ImageMap) }},
+	{names: []string{"spec_overrides"}, arg: "FILE", swebox: true, usage: "JSON file adjusting test commands, parsers and images of custom repositories (see package swebench/spec)",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.SpecOverrides) }},
+	{names: []string{"grading"}, arg: "v4|v5", swebox: true, usage: "official harness release whose patch fallbacks, parsers and grading rules are reproduced",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Grading) }},
+	{names: []string{"shard"}, arg: "I/N", swebox: true, usage: "run only the I-th of N slices (1 <= I <= N): the selected ids sorted, those at index I-1, I-1+N, ...",
+		value: func(o *runOptions) flag.Value { return &o.Shard }},
+	{names: []string{"log_dir"}, arg: "DIR", swebox: true, usage: "per-instance logs go to DIR/run_evaluation/<run_id>/<model>/<id>/",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.LogDir) }},
+	{names: []string{"docker_host"}, arg: "HOST", swebox: true, usage: "Docker engine, e.g. unix:///var/run/docker.sock or tcp://10.0.0.5:2376; repeatable, workers are spread over the engines; default DOCKER_HOST",
+		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.DockerHosts) }},
+	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KeepWorkspaces) }},
+	{names: []string{"runtime"}, arg: "NAME", swebox: true, usage: "OCI runtime of every container, e.g. runsc (gVisor); default the engine's",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Runtime) }},
+	{names: []string{"verbose", "v"}, arg: "", swebox: true, usage: "log what the evaluator does to stderr",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Verbose) }},
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// parseRunFlags parses the flags of a run over the defaults in o. Names may
+// be given with one or two dashes. As in the official argparse CLI,
+// --instance_ids takes every following word up to the next flag, and the
+// boolean flags accept a following yes/no word.
+func parseRunFlags(o runOptions, args []string) (runOptions, error) {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	canonical := map[string]string{}
+	for _, s := range runFlagSpecs {
+		v := s.value(&o)
+		for _, n := range s.names {
+			fs.Var(v, n, s.usage)
+			canonical[n] = s.names[0]
+		}
+	}
+	if err := fs.Parse(normalizeArgs(args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q (flags come as --name VALUE)", fs.Arg(0))
+	}
+	// The same flag under two names (-d and --dataset_name) is a mistake
+	// the official CLI silently resolves by order; refuse it.
+	byCanon := map[string][]string{}
+	fs.Visit(func(f *flag.Flag) {
+		byCanon[canonical[f.Name]] = append(byCanon[canonical[f.Name]], f.Name)
+	})
+	o.set = map[string]bool{}
+	for c, names := range byCanon {
+		o.set[c] = true
+		if len(names) > 1 && !repeatable(fs.Lookup(c).Value) {
+			sort.Strings(names)
+			return o, usagef("flags %s name the same setting; give one", dashed(names))
+		}
+	}
+	return o, o.validate()
+}
+
+// repeatable reports whether a flag collects every value it is given.
+func repeatable(v flag.Value) bool {
+	switch v.(type) {
+	case *stringListValue, *idListValue:
+		return true
+	}
+	return false
+}
+
+func dashed(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if len(n) <= 2 {
+			out[i] = "-" + n
+		} else {
+			out[i] = "--" + n
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// validate checks values and combinations.
+func (o *runOptions) validate() error {
+	if o.PredictionsPath == "" {
+		return usagef("--predictions_path is required (a predictions file, or gold)")
+	}
+	if o.RunID == "" {
+		return usagef("--run_id is required")
+	}
+	if _, err := dataset.SafePathComponent(dataset.KindRunID, o.RunID); err != nil {
+		return usagef("--run_id: %v", err)
+	}
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be a positive number of seconds, got %d", o.Timeout)
+	}
+	if o.MaxWorkers <= 0 {
+		o.MaxWorkers = 1 // official: a value <= 0 runs sequentially
+	}
+	switch swebench.Rules(o.Grading) {
+	case swebench.RulesV4, swebench.RulesV5:
+	default:
+		return usagef("--grading must be v4 or v5, got %q", o.Grading)
+	}
+	if o.LogDir == "" {
+		return usagef("--log_dir must not be empty")
+	}
+	if o.prebuiltRequested() {
+		for _, name := range []string{"repos", "image", "image_map", "keep_workspaces"} {
+			if o.set[name] {
+				return usagef("--%s applies to workspace mode, but --%s selects prebuilt mode", name, o.prebuiltFlag())
+			}
+		}
+	}
+	return nil
+}
+
+// noneNamespace reports the official spellings of "no namespace".
+func noneNamespace(ns string) bool {
+	switch strings.ToLower(ns) {
+	case "", "none", "null":
+		return true
+	}
+	return false
+}
+
+// prebuiltRequested reports whether the command line asks for prebuilt
+// images: --namespace given with a real namespace, or --instance_image_tag.
+func (o *runOptions) prebuiltRequested() bool {
+	return o.prebuiltFlag() != ""
+}
+
+func (o *runOptions) prebuiltFlag() string {
+	switch {
+	case o.set["namespace"] && !noneNamespace(o.Namespace):
+		return "namespace"
+	case o.set["instance_image_tag"]:
+		return "instance_image_tag"
+	}
+	return ""
+}
+
+// workspaceRequested reports whether the command line asks for workspace
+// mode: --namespace none (the official "build images locally"), or a flag
+// that only workspace mode uses.
+func (o *runOptions) workspaceRequested() bool {
+	if o.set["namespace"] && noneNamespace(o.Namespace) {
+		return true
+	}
+	return o.set["repos"] || o.set["image"] || o.set["image_map"] || o.set["keep_workspaces"]
+}
+
+// chooseMode decides how repositories reach the containers:
+//   - prebuilt when --namespace (not none) or --instance_image_tag is given
+//     (--namespace none with --instance_image_tag names the official
+//     harness's locally built images, sweb.eval.x86_64.<id>:<tag>);
+//   - workspace when --namespace none or a workspace-only flag is given;
+//   - otherwise prebuilt when every selected row names its image (v5
+//     datasets), else workspace.
+func chooseMode(o runOptions, rows []dataset.Instance) swebench.Mode {
+	switch {
+	case o.prebuiltRequested():
+		return swebench.ModePrebuilt
+	case o.workspaceRequested():
+		return swebench.ModeWorkspace
+	}
+	if len(rows) == 0 {
+		return swebench.ModeWorkspace
+	}
+	for _, r := range rows {
+		if r.Image == "" {
+			return swebench.ModeWorkspace
+		}
+	}
+	return swebench.ModePrebuilt
+}
+
+// normalizeArgs rewrites the official argparse forms Go's flag package does
+// not know: "--instance_ids a b c" (nargs="+") becomes one value, and a
+// boolean flag followed by a yes/no word ("--rewrite_reports true") takes it
+// as its value.
+func normalizeArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, hasValue := flagName(a)
+		switch {
+		case !hasValue && (name == "instance_ids" || name == "i"):
+			var ids []string
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				ids = append(ids, args[i])
+			}
+			if len(ids) == 0 {
+				out = append(out, a) // flag reports the missing value
+				continue
+			}
+			out = append(out, a+"="+strings.Join(ids, " "))
+		case !hasValue && isBoolFlag(name) && i+1 < len(args) && isBoolWord(args[i+1]):
+			out = append(out, a+"="+args[i+1])
+			i++
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// flagName returns the name of a flag argument ("" for a non-flag) and
+// whether it carries its value after "=".
+func flagName(a string) (string, bool) {
+	if len(a) < 2 || a[0] != '-' {
+		return "", false
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+	if k := strings.IndexByte(name, '='); k >= 0 {
+		return name[:k], true
+	}
+	return name, false
+}
+
+func isBoolFlag(name string) bool {
+	for _, s := range runFlagSpecs {
+		for _, n := range s.names {
+			if n == name {
+				_, ok := s.value(&runOptions{}).(*boolValue)
+				return ok
+			}
+		}
+	}
+	return false
+}
+
+// parseBool is the official str2bool: yes/true/t/y/1 and no/false/f/n/0, in
+// any letter case.
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "yes", "true", "t", "y", "1":
+		return true, nil
+	case "no", "false", "f", "n", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want a boolean (yes/no, true/false, 1/0), got %q", s)
+}
+
+func isBoolWord(s string) bool {
+	_, err := parseBool(s)
+	return err == nil
+}
+
+// splitIDs splits an --instance_ids value on spaces and commas.
+func splitIDs(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// Flag values.
+
+type stringValue string
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string     { return string(*v) }
+
+type intValue int
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want an integer, got %q", s)
+	}
+	*v = intValue(n)
+	return nil
+}
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+
+// boolValue is a str2bool flag that may also stand alone (meaning true).
+type boolValue bool
+
+func (v *boolValue) Set(s string) error {
+	b, err := parseBool(s)
+	*v = boolValue(b)
+	return err
+}
+func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) IsBoolFlag() bool { return true }
+
+// stringListValue collects a repeatable flag.
+type stringListValue []string
+
+func (v *stringListValue) Set(s string) error {
+	if s == "" {
+		return errors.New("empty value")
+	}
+	*v = append(*v, s)
+	return nil
+}
+func (v *stringListValue) String() string { return strings.Join(*v, ",") }
+
+// idListValue collects instance ids from repeated, space- or
+// comma-separated values.
+type idListValue []string
+
+func (v *idListValue) Set(s string) error {
+	ids := splitIDs(s)
+	if len(ids) == 0 {
+		return errors.New("no instance id given")
+	}
+	*v = append(*v, ids...)
+	return nil
+}
+func (v *idListValue) String() string { return strings.Join(*v, " ") }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+)
+
+func TestParseRunFlags(t *testing.T) {
+	base := []string{"-p", "gold", "--run_id", "r1"}
+	type testCase struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o runOptions)
+		err   string // substring of the usage error; "" for success
+	}
+	cases := []testCase{
+		{name: "official defaults", args: base, check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, "SWE-bench/SWE-bench_Lite", o.DatasetName)
+			assert.Equal(t, "test", o.Split)
+			assert.Equal(t, 4, o.MaxWorkers)
+			assert.Equal(t, 1800, o.Timeout)
+			assert.Equal(t, ".", o.ReportDir)
+			assert.Equal(t, "swebench", o.Namespace)
+			assert.Equal(t, "latest", o.InstanceImageTag)
+			assert.Equal(t, "v5", o.Grading)
+			assert.Equal(t, "logs", o.LogDir)
+			assert.False(t, o.RewriteReports)
+			assert.Empty(t, o.InstanceIDs)
+		}},
+		{name: "short and long names", args: []string{"-d", "data.jsonl", "--predictions_path", "p.jsonl", "-id", "r", "-t", "60", "-s", "dev"}, check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, "data.jsonl", o.DatasetName)
+			assert.Equal(t, "p.jsonl", o.PredictionsPath)
+			assert.Equal(t, "r", o.RunID)
+			assert.Equal(t, 60, o.Timeout)
+			assert.Equal(t, "dev", o.Split)
+		}},
+		{name: "single-dash long names", args: []string{"-dataset_name=x.json", "-predictions_path", "gold", "-run_id", "r"}, check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, "x.json", o.DatasetName)
+		}},
+		{name: "instance ids nargs plus", args: append([]string{"--instance_ids", "a__b-1", "a__b-2", "--max_workers", "2"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, []string{"a__b-1", "a__b-2"}, o.InstanceIDs)
+			assert.Equal(t, 2, o.MaxWorkers)
+		}},
+		{name: "instance ids comma separated and repeated", args: append([]string{"-i", "a,b", "-i=c d", "--instance_ids", "e"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, []string{"a", "b", "c", "d", "e"}, o.InstanceIDs)
+		}},
+		{name: "str2bool with a following word", args: append([]string{"--rewrite_reports", "yes", "--keep_workspaces", "F"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.True(t, o.RewriteReports)
+			assert.False(t, o.KeepWorkspaces)
+		}},
+		{name: "str2bool alone and with equals", args: append([]string{"--rewrite_reports", "--keep_workspaces=1"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.True(t, o.RewriteReports)
+			assert.True(t, o.KeepWorkspaces)
+		}},
+		{name: "repeatable hosts and repos", args: append([]string{"--docker_host", "unix:///a.sock", "--docker_host", "tcp://h:2376", "--repos", "/r1", "--repos", "/r2"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, []string{"unix:///a.sock", "tcp://h:2376"}, o.DockerHosts)
+			assert.Equal(t, []string{"/r1", "/r2"}, o.Repos)
+		}},
+		{name: "shard", args: append([]string{"--shard", "2/8"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, shard{I: 2, N: 8}, o.Shard)
+		}},
+		{name: "max_workers zero runs sequentially", args: append([]string{"--max_workers", "0"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, 1, o.MaxWorkers)
+		}},
+		{name: "namespace none with workspace flags", args: append([]string{"--namespace", "none", "--image", "img", "--repos", "/r"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.True(t, o.workspaceRequested())
+			assert.False(t, o.prebuiltRequested())
+		}},
+		{name: "grading v4", args: append([]string{"--grading", "v4"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, "v4", o.Grading)
+		}},
+
+		{name: "unknown flag", args: append([]string{"--cache_level", "env"}, base...), err: "flag provided but not defined: -cache_level"},
+		{name: "missing predictions", args: []string{"--run_id", "r"}, err: "--predictions_path is required"},
+		{name: "missing run id", args: []string{"-p", "gold"}, err: "--run_id is required"},
+		{name: "unsafe run id", args: []string{"-p", "gold", "--run_id", "../x"}, err: "--run_id"},
+		{name: "same flag under two names", args: append([]string{"-d", "a.json", "--dataset_name", "b.json"}, base...), err: "-d and --dataset_name name the same setting"},
+		{name: "positional argument", args: append([]string{"extra"}, base...), err: `unexpected argument "extra"`},
+		{name: "bad grading", args: append([]string{"--grading", "v3"}, base...), err: "--grading must be v4 or v5"},
+		{name: "bad timeout", args: append([]string{"--timeout", "0"}, base...), err: "--timeout must be a positive"},
+		{name: "timeout not a number", args: append([]string{"--timeout", "1h"}, base...), err: "want an integer"},
+		{name: "bad shard", args: append([]string{"--shard", "9/8"}, base...), err: "want 1 <= I <= N"},
+		{name: "shard without slash", args: append([]string{"--shard", "3"}, base...), err: "want I/N"},
+		{name: "bad bool", args: append([]string{"--rewrite_reports=maybe"}, base...), err: "want a boolean"},
+		{name: "empty instance ids", args: append([]string{"--instance_ids="}, base...), err: "no instance id given"},
+		{name: "namespace with image", args: append([]string{"--namespace", "swebench", "--image", "x"}, base...), err: "--image applies to workspace mode, but --namespace selects prebuilt mode"},
+		{name: "tag with repos", args: append([]string{"--instance_image_tag", "v1", "--repos", "/r"}, base...), err: "--repos applies to workspace mode, but --instance_image_tag selects prebuilt mode"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseRunFlags(defaultRunOptions(), tc.args)
+			if tc.err != "" {
+				require.Error(t, err)
+				var ue *usageError
+				require.True(t, errors.As(err, &ue), "want a usage error (exit 2), got %T: %v", err, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, o)
+		})
+	}
+}
+
+func TestParseRunFlagsHelp(t *testing.T) {
+	_, err := parseRunFlags(defaultRunOptions(), []string{"-h"})
+	assert.ErrorIs(t, err, flag.ErrHelp)
+}
+
+func TestChooseMode(t *testing.T) {
+	withImage := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b", Image: "x/b:1"}}
+	mixed := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b"}}
+	base := []string{"-p", "gold", "--run_id", "r"}
+	type testCase struct {
+		name string
+		args []string
+		rows []dataset.Instance
+		want swebench.Mode
+	}
+	cases := []testCase{
+		{"default is workspace", nil, mixed, swebench.ModeWorkspace},
+		{"rows that all name images", nil, withImage, swebench.ModePrebuilt},
+		{"no rows", nil, nil, swebench.ModeWorkspace},
+		{"explicit namespace", []string{"--namespace", "swebench"}, mixed, swebench.ModePrebuilt},
+		{"explicit tag", []string{"--instance_image_tag", "v2"}, nil, swebench.ModePrebuilt},
+		{"namespace none", []string{"-n", "none"}, withImage, swebench.ModeWorkspace},
+		{"namespace none with a tag names local official images", []string{"-n", "none", "--instance_image_tag", "v1"}, mixed, swebench.ModePrebuilt},
+		{"empty namespace", []string{"--namespace="}, withImage, swebench.ModeWorkspace},
+		{"image flag beats row images", []string{"--image", "img"}, withImage, swebench.ModeWorkspace},
+		{"repos flag beats row images", []string{"--repos", "/r"}, withImage, swebench.ModeWorkspace},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseRunFlags(defaultRunOptions(), append(tc.args, base...))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, chooseMode(o, tc.rows))
+		})
+	}
+}
+
+func TestNormalizeArgs(t *testing.T) {
+	type testCase struct {
+		name string
+		in   []string
+		want []string
+	}
+	cases := []testCase{
+		{"nargs plus stops at the next flag", []string{"--instance_ids", "a", "b", "-p", "gold"}, []string{"--instance_ids=a b", "-p", "gold"}},
+		{"nargs plus at the end", []string{"-i", "a"}, []string{"-i=a"}},
+		{"nargs plus without words", []string{"-i", "--run_id", "r"}, []string{"-i", "--run_id", "r"}},
+		{"bool takes a yes/no word", []string{"--rewrite_reports", "True", "x"}, []string{"--rewrite_reports=True", "x"}},
+		{"bool leaves other words", []string{"--rewrite_reports", "x"}, []string{"--rewrite_reports", "x"}},
+		{"non-bool flag untouched", []string{"--max_workers", "1"}, []string{"--max_workers", "1"}},
+		{"after double dash untouched", []string{"--", "-i", "a"}, []string{"--", "-i", "a"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, normalizeArgs(tc.in))
+		})
+	}
+}
+
+func TestShardSlice(t *testing.T) {
+	ids := []string{"d", "a", "c", "b", "e", "a"}
+	type testCase struct {
+		name  string
+		shard shard
+		want  []string
+	}
+	cases := []testCase{
+		{"no shard keeps all, sorted and unique", shard{}, []string{"a", "b", "c", "d", "e"}},
+		{"1 of 1", shard{1, 1}, []string{"a", "b", "c", "d", "e"}},
+		{"1 of 2", shard{1, 2}, []string{"a", "c", "e"}},
+		{"2 of 2", shard{2, 2}, []string{"b", "d"}},
+		{"3 of 3", shard{3, 3}, []string{"c"}},
+		{"more shards than ids", shard{7, 7}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.shard.slice(ids))
+		})
+	}
+}
+
+// The shards of any N partition the selection, whatever order it comes in.
+func TestShardsPartition(t *testing.T) {
+	ids := []string{"x__y-10", "x__y-2", "a__b-1", "a__b-3", "m__n-7", "a__b-2", "x__y-1"}
+	reversed := make([]string, len(ids))
+	for i, id := range ids {
+		reversed[len(ids)-1-i] = id
+	}
+	for n := 1; n <= len(ids)+1; n++ {
+		seen := map[string]int{}
+		for i := 1; i <= n; i++ {
+			s := shard{I: i, N: n}
+			got := s.slice(ids)
+			assert.Equal(t, got, s.slice(reversed), "shard %d/%d depends on input order", i, n)
+			assert.LessOrEqual(t, len(got), (len(ids)+n-1)/n)
+			for _, id := range got {
+				seen[id]++
+			}
+		}
+		assert.Len(t, seen, len(ids), "N=%d", n)
+		for id, k := range seen {
+			assert.Equal(t, 1, k, "N=%d: %s in %d shards", n, id, k)
+		}
+	}
+}
+
+// Every prediction goes to exactly one shard, also those for instances that
+// -i left out (to the first shard).
+func TestShardPredictions(t *testing.T) {
+	preds := []dataset.Prediction{{InstanceID: "a"}, {InstanceID: "b"}, {InstanceID: "c"}, {InstanceID: "d"}, {InstanceID: "e"}}
+	selected := []string{"a", "b", "c", "e"} // -i left d out
+	for n := 1; n <= 5; n++ {
+		count := map[string]int{}
+		for i := 1; i <= n; i++ {
+			s := shard{I: i, N: n}
+			mine := s.slice(selected)
+			got := shardPredictions(preds, selected, mine, i == 1)
+			for _, p := range got {
+				count[p.InstanceID]++
+			}
+			for _, id := range mine {
+				assert.Contains(t, got, dataset.Prediction{InstanceID: id}, "shard %s keeps its own predictions", s.String())
+			}
+		}
+		assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}, count, "N=%d", n)
+	}
+}

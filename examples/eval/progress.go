@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/swebox/swebox/swebench"
+)
+
+// isTerminal reports whether w is a terminal (a character device), where a
+// live progress line can be redrawn.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress shows a run's events: one line per finished instance, and on a
+// terminal a status line below them, redrawn in place, with the counts and
+// an estimate of the time left.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	now     func() time.Time
+	start   time.Time
+	total   int
+	done    int
+	ran     int // finished instances that were evaluated (not skipped)
+	running int
+	counts  map[swebench.Status]int
+	skipped map[string]bool
+	drawn   bool
+}
+
+func newProgress(w io.Writer, tty bool) *progress {
+	return &progress{w: w, tty: tty, now: time.Now, counts: map[swebench.Status]int{}, skipped: map[string]bool{}}
+}
+
+// event is the swebench.Config.Progress callback.
+func (p *progress) event(ev swebench.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.start.IsZero() {
+		p.start = p.now()
+	}
+	p.total, p.done = ev.Total, ev.Done
+	p.clear()
+	switch ev.Kind {
+	case swebench.EventStarted:
+		p.running++
+	case swebench.EventSkipped:
+		p.skipped[ev.InstanceID] = true
+		if ev.Result != nil {
+			p.counts[ev.Result.Status]++
+		}
+		fmt.Fprintf(p.w, "[%d/%d] %s: %s (report.json from an earlier run)\n", ev.Done, ev.Total, ev.InstanceID, statusOf(ev.Result))
+		if ev.Result != nil && ev.Result.Warning != "" {
+			fmt.Fprintf(p.w, "warning: %s: %s\n", ev.InstanceID, ev.Result.Warning)
+		}
+	case swebench.EventFinished:
+		if p.running > 0 {
+			p.running--
+		}
+		p.ran++
+		if ev.Result != nil {
+			p.counts[ev.Result.Status]++
+		}
+		fmt.Fprintf(p.w, "[%d/%d] %s: %s\n", ev.Done, ev.Total, ev.InstanceID, describe(ev.Result))
+	}
+	if p.tty {
+		fmt.Fprint(p.w, p.statusLine())
+		p.drawn = true
+	}
+}
+
+// clear erases the status line so that a log line can take its place.
+func (p *progress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+// finish removes the status line.
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+}
+
+func (p *progress) statusLine() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d/%d done · %d resolved · %d unresolved · %d error · %d running",
+		p.done, p.total, p.counts[swebench.StatusResolved], p.counts[swebench.StatusUnresolved], p.counts[swebench.StatusError], p.running)
+	if eta, ok := p.eta(); ok {
+		fmt.Fprintf(&b, " · ETA %s", eta)
+	}
+	return b.String()
+}
+
+// eta extrapolates the time left from the instances evaluated so far
+// (skipped ones cost nothing and are left out).
+func (p *progress) eta() (time.Duration, bool) {
+	if p.ran == 0 || p.done >= p.total {
+		return 0, false
+	}
+	elapsed := p.now().Sub(p.start)
+	left := time.Duration(float64(elapsed) / float64(p.ran) * float64(p.total-p.done))
+	return left.Round(time.Second), true
+}
+
+func (p *progress) skippedIDs() map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]bool, len(p.skipped))
+	for k := range p.skipped {
+		out[k] = true
+	}
+	return out
+}
+
+func statusOf(r *swebench.InstanceResult) string {
+	if r == nil {
+		return "?"
+	}
+	return string(r.Status)
+}
+
+func describe(r *swebench.InstanceResult) string {
+	if r == nil {
+		return "?"
+	}
+	if r.Status == swebench.StatusError {
+		return fmt.Sprintf("error after %s: %s", r.Duration.Round(100*time.Millisecond), firstLine(r.Error, 200))
+	}
+	return fmt.Sprintf("%s (FAIL_TO_PASS %s, PASS_TO_PASS %s) in %s", r.Status, frac(r.FailToPass), frac(r.PassToPass), r.Duration.Round(100*time.Millisecond))
+}
+
+func frac(f swebench.Fraction) string { return fmt.Sprintf("%d/%d", f.Passed, f.Total) }
+
+func firstLine(s string, max int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// writeSummary prints the final table (instance, status, FAIL_TO_PASS,
+// PASS_TO_PASS, time, note), the totals and where the reports are.
+func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, logRoot string) {
+	type row struct{ id, status, f2p, p2p, took, note string }
+	var rows []row
+	for _, r := range res.Instances {
+		x := row{id: r.InstanceID, status: string(r.Status), f2p: "-", p2p: "-", took: r.Duration.Round(100 * time.Millisecond).String()}
+		if r.Status != swebench.StatusError {
+			x.f2p, x.p2p = frac(r.FailToPass), frac(r.PassToPass)
+		}
+		if skipped[r.InstanceID] {
+			x.took, x.note = "-", "earlier run"
+			if r.Warning != "" {
+				x.note = "earlier run, patch changed since"
+			}
+		}
+		if r.Status == swebench.StatusError {
+			x.note = firstLine(r.Error, 80)
+		}
+		rows = append(rows, x)
+	}
+	for _, id := range res.Report.EmptyPatchIDs {
+		rows = append(rows, row{id: id, status: string(swebench.StatusEmptyPatch), f2p: "-", p2p: "-", took: "-", note: "not run"})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].id < rows[j].id })
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTANCE\tSTATUS\tF2P\tP2P\tTIME\tNOTE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.status, r.f2p, r.p2p, r.took, r.note)
+	}
+	tw.Flush()
+
+	rep := res.Report
+	fmt.Fprintf(w, "\n%d instances: %d resolved, %d unresolved, %d error, %d empty patch",
+		rep.TotalInstances, rep.ResolvedInstances, rep.UnresolvedInstances, rep.ErrorInstances, rep.EmptyPatchInstances)
+	if n := len(rep.IncompleteIDs); n > 0 {
+		fmt.Fprintf(w, ", %d without a prediction", n)
+	}
+	fmt.Fprintln(w)
+	if res.ReportPath != "" {
+		fmt.Fprintf(w, "run report: %s\n", res.ReportPath)
+	}
+	if res.Model != "" {
+		fmt.Fprintf(w, "logs:       %s/<instance>/ (run_instance.log, test_output.txt, report.json)\n", joinPath(logRoot, res.Model))
+	}
+}
+
+func joinPath(root, model string) string {
+	return root + string(os.PathSeparator) + strings.ReplaceAll(model, "/", "__")
+}

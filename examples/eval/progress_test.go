@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/grade"
+)
+
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+func TestProgress(t *testing.T) {
+	res := func(s swebench.Status, d time.Duration) *swebench.InstanceResult {
+		return &swebench.InstanceResult{Status: s, Duration: d, FailToPass: swebench.Fraction{Passed: 1, Total: 2}, PassToPass: swebench.Fraction{Passed: 3, Total: 3}, Error: "patch apply failed: see run_instance.log\nmore"}
+	}
+	events := []struct {
+		after time.Duration
+		ev    swebench.Event
+	}{
+		{0, swebench.Event{Kind: swebench.EventSkipped, InstanceID: "a", Result: res(swebench.StatusResolved, 0), Done: 1, Total: 4}},
+		{0, swebench.Event{Kind: swebench.EventStarted, InstanceID: "b", Done: 1, Total: 4}},
+		{0, swebench.Event{Kind: swebench.EventStarted, InstanceID: "c", Done: 1, Total: 4}},
+		{10 * time.Second, swebench.Event{Kind: swebench.EventFinished, InstanceID: "b", Result: res(swebench.StatusUnresolved, 10*time.Second), Done: 2, Total: 4}},
+		{10 * time.Second, swebench.Event{Kind: swebench.EventFinished, InstanceID: "c", Result: res(swebench.StatusError, 20*time.Second), Done: 3, Total: 4}},
+	}
+	type testCase struct {
+		name string
+		tty  bool
+		want string
+	}
+	plain := "[1/4] a: resolved (report.json from an earlier run)\n" +
+		"[2/4] b: unresolved (FAIL_TO_PASS 1/2, PASS_TO_PASS 3/3) in 10s\n" +
+		"[3/4] c: error after 20s: patch apply failed: see run_instance.log\n"
+	cases := []testCase{
+		{name: "plain log lines off a terminal", tty: false, want: plain},
+		{name: "status line on a terminal", tty: true, want: "[1/4] a: resolved (report.json from an earlier run)\n" +
+			"1/4 done · 1 resolved · 0 unresolved · 0 error · 0 running" +
+			"\r\033[K1/4 done · 1 resolved · 0 unresolved · 0 error · 1 running" +
+			"\r\033[K1/4 done · 1 resolved · 0 unresolved · 0 error · 2 running" +
+			"\r\033[K[2/4] b: unresolved (FAIL_TO_PASS 1/2, PASS_TO_PASS 3/3) in 10s\n" +
+			// 1 evaluated in 10 s, 2 left: 20 s.
+			"2/4 done · 1 resolved · 1 unresolved · 0 error · 1 running · ETA 20s" +
+			"\r\033[K[3/4] c: error after 20s: patch apply failed: see run_instance.log\n" +
+			// 2 evaluated in 20 s, 1 left: 10 s.
+			"3/4 done · 1 resolved · 1 unresolved · 1 error · 0 running · ETA 10s" +
+			"\r\033[K"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			clock := &fakeClock{t: time.Unix(1e9, 0)}
+			p := newProgress(&buf, tc.tty)
+			p.now = clock.now
+			for _, e := range events {
+				clock.t = clock.t.Add(e.after)
+				p.event(e.ev)
+			}
+			p.finish()
+			assert.Equal(t, tc.want, buf.String())
+			assert.Equal(t, map[string]bool{"a": true}, p.skippedIDs())
+		})
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f), "a regular file")
+	assert.False(t, isTerminal(&bytes.Buffer{}), "not a file")
+}
+
+func TestSummaryTable(t *testing.T) {
+	res := &swebench.Result{
+		Model: "org/model",
+		Instances: []swebench.InstanceResult{
+			{InstanceID: "x__y-2", Status: swebench.StatusError, Duration: 21500 * time.Millisecond, Error: "test timed out after 20 seconds"},
+			{InstanceID: "x__y-1", Status: swebench.StatusResolved, Duration: 3 * time.Second, FailToPass: swebench.Fraction{Passed: 1, Total: 1}, PassToPass: swebench.Fraction{Passed: 4, Total: 4}},
+			{InstanceID: "x__y-3", Status: swebench.StatusUnresolved, FailToPass: swebench.Fraction{Passed: 0, Total: 1}, PassToPass: swebench.Fraction{Passed: 2, Total: 2}},
+		},
+		Report: grade.RunReport{TotalInstances: 5, ResolvedInstances: 1, UnresolvedInstances: 1, ErrorInstances: 1, EmptyPatchInstances: 1,
+			EmptyPatchIDs: []string{"x__y-4"}, IncompleteIDs: []string{"x__y-5"}},
+		ReportPath: "reports/org__model.r1.json",
+	}
+	var buf bytes.Buffer
+	writeSummary(&buf, res, map[string]bool{"x__y-3": true}, filepath.Join("logs", "run_evaluation", "r1"))
+	want := `
+INSTANCE  STATUS       F2P  P2P  TIME   NOTE
+x__y-1    resolved     1/1  4/4  3s     
+x__y-2    error        -    -    21.5s  test timed out after 20 seconds
+x__y-3    unresolved   0/1  2/2  -      earlier run
+x__y-4    empty_patch  -    -    -      not run
+
+5 instances: 1 resolved, 1 unresolved, 1 error, 1 empty patch, 1 without a prediction
+run report: reports/org__model.r1.json
+logs:       logs/run_evaluation/r1/org__model/<instance>/ (run_instance.log, test_output.txt, report.json)
+`
+	assert.Equal(t, want, buf.String())
+}
+
+// The image the demo builds without the script has the script's packages.
+func TestImagePackagesMatchBuildScript(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "scripts", "build-image.sh"))
+	if os.IsNotExist(err) {
+		t.Skip("scripts/build-image.sh is not in this checkout")
+	}
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^packages=(\S+)$`).FindSubmatch(script)
+	require.NotNil(t, m, "no packages= line in the script")
+	assert.Equal(t, string(m[1]), strings.Join(imagePackages, ","))
+	for _, arg := range mmdebstrapArgs() {
+		if strings.HasPrefix(arg, "--customize-hook=") || strings.HasPrefix(arg, "--dpkgopt=") {
+			name, value, _ := strings.Cut(arg, "=")
+			assert.Contains(t, string(script), name+"='"+value+"'", "the script lacks %s", arg)
+		}
+	}
+	for _, c := range imageChanges {
+		assert.Contains(t, string(script), "--change '"+c+"'")
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/spec"
+)
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// flagFailure maps a flag-parsing error to an exit status.
+func flagFailure(verb string, err error, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "eval %s: %v\nRun 'eval %s -h' for the flags.\n", verb, err, verb)
+	return exitUsage
+}
+
+// runGrade grades one existing test_output.txt, as the official rewrite
+// mode does, and prints its report.json.
+func runGrade(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval grade", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var datasetName, split, id, logFile, grading, overrides string
+	for _, n := range []string{"dataset_name", "d"} {
+		fs.StringVar(&datasetName, n, "", "dataset file (.json/.jsonl) or directory")
+	}
+	for _, n := range []string{"split", "s"} {
+		fs.StringVar(&split, n, "test", "split to read from a dataset directory")
+	}
+	fs.StringVar(&id, "instance_id", "", "instance whose log this is")
+	fs.StringVar(&logFile, "log", "", "the instance's test_output.txt")
+	fs.StringVar(&grading, "grading", string(swebench.RulesV5), "official release whose parsers and grading rules apply: v4 or v5")
+	fs.StringVar(&overrides, "spec_overrides", "", "JSON file adjusting parsers of custom repositories")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: eval grade --dataset_name FILE --instance_id ID --log test_output.txt [--grading v4|v5]\n\n"+
+			"Grades one log as the official rewrite mode (--rewrite_reports) does and prints report.json.\n"+
+			"A log without any marker (written by harness 2.x) is graded whole, as it was when published.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case err != nil:
+		return flagFailure("grade", err, fs, stdout, stderr)
+	case len(pos) > 0:
+		return flagFailure("grade", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
+	case datasetName == "" || id == "" || logFile == "":
+		return flagFailure("grade", errors.New("--dataset_name, --instance_id and --log are required"), fs, stdout, stderr)
+	case grading != string(swebench.RulesV4) && grading != string(swebench.RulesV5):
+		return flagFailure("grade", fmt.Errorf("--grading must be v4 or v5, got %q", grading), fs, stdout, stderr)
+	}
+	report, err := gradeLog(datasetName, split, id, logFile, grading, overrides)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval grade: %v\n", err)
+		return exitFailure
+	}
+	stdout.Write(report.Encode())
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stderr, "%s: %s\n", id, verdict(report))
+	return exitOK
+}
+
+func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade.InstanceReport, error) {
+	rows, err := dataset.LoadDatasetSplit(datasetName, split)
+	if err != nil {
+		return grade.InstanceReport{}, err
+	}
+	var inst *dataset.Instance
+	for i := range rows {
+		if rows[i].InstanceID == id {
+			inst = &rows[i]
+		}
+	}
+	if inst == nil {
+		return grade.InstanceReport{}, &dataset.UnknownIDsError{What: "instance", IDs: []string{id}}
+	}
+	opts := []spec.Option{spec.WithRules(grading)}
+	if overrides != "" {
+		o, err := spec.LoadOverrides(overrides)
+		if err != nil {
+			return grade.InstanceReport{}, err
+		}
+		opts = append(opts, spec.WithOverrides(o))
+	}
+	s, err := spec.For(*inst, opts...)
+	if err != nil {
+		return grade.InstanceReport{}, err
+	}
+	raw, err := os.ReadFile(logFile)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("read log: %w", err)
+	}
+	rules := logparse.Rules(grading)
+	text, err := grade.DecodeOutput(raw, rules)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("%s: %w", logFile, err)
+	}
+	return grade.Grade(grade.Input{
+		InstanceID: id,
+		Log:        text,
+		Parser:     s.Parser,
+		Repo:       inst.Repo,
+		FailToPass: inst.FailToPass,
+		PassToPass: inst.PassToPass,
+		FailOnly:   s.EvalType == dataset.EvalTypeFailOnly,
+		Rules:      rules,
+		Regrade:    true,
+	})
+}
+
+func verdict(r grade.InstanceReport) string {
+	switch {
+	case !r.PatchSuccessfullyApplied:
+		reason := string(r.Evaluation.Reason)
+		if r.Evaluation.Marker != "" {
+			reason += " " + r.Evaluation.Marker
+		}
+		return "unresolved: log unusable (" + reason + ")"
+	case r.Resolved:
+		return "resolved" + counts(r)
+	}
+	return "unresolved" + counts(r)
+}
+
+func counts(r grade.InstanceReport) string {
+	ts := r.TestsStatus
+	if ts == nil {
+		return ""
+	}
+	f, p := ts.FailToPass, ts.PassToPass
+	return fmt.Sprintf(" (FAIL_TO_PASS %d/%d, PASS_TO_PASS %d/%d)",
+		len(f.Success), len(f.Success)+len(f.Failure), len(p.Success), len(p.Success)+len(p.Failure))
+}
+
+// runMerge combines the run reports of the shards of one run.
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var out string
+	for _, n := range []string{"o", "output"} {
+		fs.StringVar(&out, n, "", "write the merged report here instead of to standard output")
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: eval merge REPORT... [-o OUT]\n\n"+
+			"Combines the run reports (<model>.<run_id>.json) of the shards of one run. Counts are added and\n"+
+			"id lists joined; an instance present in two reports is an error (the shards overlap).")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagFailure("merge", err, fs, stdout, stderr)
+	}
+	if len(files) == 0 {
+		return flagFailure("merge", errors.New("no report given"), fs, stdout, stderr)
+	}
+	merged, err := mergeReportFiles(files)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval merge: %v\n", err)
+		return exitFailure
+	}
+	data := merged.Encode()
+	if out == "" {
+		stdout.Write(data)
+	} else if err := os.WriteFile(out, data, 0o644); err != nil {
+		fmt.Fprintf(stderr, "eval merge: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "merged %d reports: %d instances, %d resolved, %d unresolved, %d error, %d empty patch\n",
+		len(files), merged.TotalInstances, merged.ResolvedInstances, merged.UnresolvedInstances, merged.ErrorInstances, merged.EmptyPatchInstances)
+	return exitOK
+}
+
+func mergeReportFiles(files []string) (grade.RunReport, error) {
+	reports := make([]grade.RunReport, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return grade.RunReport{}, fmt.Errorf("read report: %w", err)
+		}
+		if err := reports[i].UnmarshalJSON(b); err != nil {
+			return grade.RunReport{}, fmt.Errorf("read report %s: %w", f, err)
+		}
+	}
+	merged, err := grade.MergeRunReports(reports...)
+	var overlap *grade.OverlapError
+	if errors.As(err, &overlap) {
+		return grade.RunReport{}, fmt.Errorf("%s and %s both hold instance %s: the shards overlap (were they cut with the same --shard N and dataset?)",
+			files[overlap.Shards[0]], files[overlap.Shards[1]], overlap.ID)
+	}
+	return merged, err
+}
+
+// runPrune removes containers, volumes and networks left by runs (after a
+// crash or a kill -9; a normal or interrupted run removes its own).
+func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval prune", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var runID string
+	var all bool
+	var hosts stringListValue
+	for _, n := range []string{"run_id", "id"} {
+		fs.StringVar(&runID, n, "", "remove what the run with this id left")
+	}
+	fs.BoolVar(&all, "all", false, "remove everything swebox labelled, whatever the run (also other users' runs on a shared engine)")
+	fs.Var(&hosts, "docker_host", "engine to clean; repeatable; default DOCKER_HOST")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: eval prune (--run_id ID | --all) [--docker_host HOST]...\n\n"+
+			"Removes containers, volumes and networks labelled by swebox (label "+swebench.LabelRun+"=ID for a run).")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case err != nil:
+		return flagFailure("prune", err, fs, stdout, stderr)
+	case len(pos) > 0:
+		return flagFailure("prune", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
+	case (runID == "") == !all:
+		return flagFailure("prune", errors.New("give exactly one of --run_id ID and --all"), fs, stdout, stderr)
+	}
+	req := sandbox.PruneRequest{All: true}
+	if runID != "" {
+		req.Labels = map[string]string{swebench.LabelRun: runID}
+	}
+	clients, err := newClients(hosts, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "eval prune: %v\n", err)
+		return exitFailure
+	}
+	code := exitOK
+	for _, c := range clients {
+		res, err := c.Prune(ctx, req)
+		fmt.Fprintf(stdout, "%s: removed %d containers, %d volumes, %d networks\n", hostName(c), res.Containers, res.Volumes, res.Networks)
+		if err != nil {
+			fmt.Fprintf(stderr, "eval prune: %s: %v\n", hostName(c), err)
+			code = exitFailure
+		}
+		c.Close()
+	}
+	return code
+}

@@ -1,0 +1,71 @@
+// Package archtest checks that imports point the way DESIGN.md says:
+// pytestparse uses the standard library only; sandbox and pytestparse know
+// nothing of SWE-bench; swebench reaches Docker only through sandbox.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/swebox/swebox"
+
+// goList returns, per package matching pattern, the packages it imports
+// (directly, or with deps also indirectly), tests excluded.
+func goList(t *testing.T, pattern string, deps bool) map[string][]string {
+	t.Helper()
+	format := `{{.ImportPath}}:{{join .Imports " "}}`
+	if deps {
+		format = `{{.ImportPath}}:{{join .Deps " "}}`
+	}
+	out, err := exec.Command("go", "list", "-f", format, module+"/"+pattern).CombinedOutput()
+	require.NoError(t, err, string(out))
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		m[pkg] = strings.Fields(imports)
+	}
+	require.NotEmpty(t, m)
+	return m
+}
+
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func TestPytestparseUsesOnlyTheStandardLibrary(t *testing.T) {
+	for pkg, deps := range goList(t, "pytestparse/...", true) {
+		for _, d := range deps {
+			assert.True(t, isStd(d), "%s depends on %s", pkg, d)
+		}
+	}
+}
+
+func TestSandboxKnowsNothingOfSWEBench(t *testing.T) {
+	for pkg, deps := range goList(t, "sandbox/...", true) {
+		for _, d := range deps {
+			assert.False(t, strings.HasPrefix(d, module+"/swebench") || strings.HasPrefix(d, module+"/pytestparse"), "%s depends on %s", pkg, d)
+		}
+	}
+}
+
+func TestSWEBenchReachesDockerOnlyThroughSandbox(t *testing.T) {
+	for pkg, imports := range goList(t, "swebench/...", false) {
+		for _, d := range imports {
+			assert.False(t, strings.HasPrefix(d, "github.com/docker/"), "%s imports %s", pkg, d)
+		}
+	}
+	for pkg, deps := range goList(t, "swebench/...", true) {
+		if pkg == module+"/swebench" {
+			continue // the evaluator runs sandboxes
+		}
+		for _, d := range deps {
+			assert.False(t, strings.HasPrefix(d, "github.com/docker/"), "%s depends on %s", pkg, d)
+		}
+	}
+}

@@ -1,0 +1,2 @@
+def test_ok_next_to_broken():
+    pass

@@ -1,0 +1,5 @@
+from helpers_base import BaseChecks
+
+
+class TestInherited(BaseChecks):
+    pass

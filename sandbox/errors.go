@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+)
+
+// Sentinel errors. Typed errors below match them with errors.Is.
+var (
+	// ErrEngineUnreachable: no Docker engine answers at the client's host.
+	ErrEngineUnreachable = errors.New("docker engine unreachable")
+	// ErrImageNotFound: the image is neither local nor pullable.
+	ErrImageNotFound = errors.New("image not found")
+	// ErrCommandNotAllowed: the sandbox's command policy refused a command.
+	ErrCommandNotAllowed = errors.New("command not allowed")
+	// ErrClosed: the sandbox was removed.
+	ErrClosed = errors.New("sandbox closed")
+	// ErrInvalidSpec: a Spec or request field has a bad value.
+	ErrInvalidSpec = errors.New("invalid spec")
+	// ErrUnusable: a timed-out command left processes that could not be
+	// killed, so the sandbox no longer accepts commands. Remove it.
+	ErrUnusable = errors.New("sandbox unusable")
+	// ErrUnsafePath: a copy met an absolute path, a ".." component or a
+	// symlink that leaves the destination.
+	ErrUnsafePath = errors.New("unsafe path")
+	// ErrCopyLimit: a copy exceeded its byte cap.
+	ErrCopyLimit = errors.New("copy limit exceeded")
+)
+
+// EngineError reports that the Docker engine could not be reached.
+type EngineError struct {
+	Host string // the address tried
+	Op   string // what the client was doing
+	Err  error
+}
+
+func (e *EngineError) Error() string {
+	host := e.Host
+	if host == "" {
+		host = "the default socket"
+	}
+	return fmt.Sprintf("%s: cannot reach the Docker engine at %s (set by DOCKER_HOST or --docker_host): %v; "+
+		"start it (for example `sudo systemctl start docker`, or `sudo dockerd &`) or point DOCKER_HOST at a running engine",
+		e.Op, host, e.Err)
+}
+
+func (e *EngineError) Unwrap() []error { return []error{ErrEngineUnreachable, e.Err} }
+
+// ImageError reports an image that is not local and could not be pulled.
+type ImageError struct {
+	Image   string
+	PullErr error // why the pull failed; nil when pulling was disabled
+}
+
+func (e *ImageError) Error() string {
+	if e.PullErr == nil {
+		return fmt.Sprintf("image %q is not present on the engine and pulling is disabled; build or load it first", e.Image)
+	}
+	return fmt.Sprintf("image %q is not present on the engine and pulling it failed: %v; build or load it first (scripts/build-image.sh builds the default image offline)", e.Image, e.PullErr)
+}
+
+func (e *ImageError) Unwrap() []error { return []error{ErrImageNotFound, e.PullErr} }
+
+// CommandError reports a command the policy does not admit.
+type CommandError struct {
+	Command string   // base name checked
+	Allowed []string // what the policy admits
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("command %q is not allowed by the sandbox policy (allowed: %v)", e.Command, e.Allowed)
+}
+
+func (e *CommandError) Unwrap() error { return ErrCommandNotAllowed }
+
+// SpecError names the field of a Spec or request that is invalid.
+type SpecError struct {
+	Field  string
+	Reason string
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("invalid spec: %s: %s", e.Field, e.Reason)
+}
+
+func (e *SpecError) Unwrap() error { return ErrInvalidSpec }
+
+// PathError reports a path a copy refused.
+type PathError struct {
+	Path   string
+	Reason string
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("refused path %q: %s", e.Path, e.Reason) }
+
+func (e *PathError) Unwrap() error { return ErrUnsafePath }
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) && errors.As(err, &op)
+}

@@ -1,0 +1,173 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+)
+
+// markerVar is set, with a fresh value, in the environment of every command
+// the package starts in a sandbox. Docker cannot kill one exec, so a
+// command's processes are found by it: children inherit it, also when they
+// call setsid or double-fork.
+const markerVar = "SWEBOX_EXEC"
+
+// killBudget bounds the in-container kill of a timed-out command; past it the
+// whole container is killed instead.
+const killBudget = 1500 * time.Millisecond
+
+// killScript kills every process of the command whose marker is $1, using
+// only /proc and shell builtins, so it needs no free process slot beyond its
+// own and stays fast on a loaded machine. A process belongs to the command
+// when its environment has the marker, or when it has no marker at all (it
+// replaced its environment, or hid it by becoming non-dumpable) and started no
+// earlier than the command's oldest marked process. Processes are first
+// stopped, pass after pass, so none can fork while the others are killed.
+// Exit status 3 means processes remained.
+//
+// read drops the NUL separators of /proc/PID/environ, so the variables run
+// together; the marker's value has a fixed length, so a substring match is
+// exact.
+const killScript = `m="` + markerVar + `=$1"; self=$$
+stat() { read -r st < "$1/stat" 2>/dev/null || return 1; st=${st##*) }; set -- $st; state=$1; ppid=$2; shift 19; t=$1; }
+envof() { e=; while IFS= read -r l || [ -n "$l" ]; do e="$e$l"; done < "$1/environ" 2>/dev/null; }
+min=
+for d in /proc/[0-9]*; do
+  stat "$d" || continue
+  envof "$d"
+  case "$e" in *"$m"*) if [ -z "$min" ] || [ "$t" -lt "$min" ]; then min=$t; fi;; esac
+done
+[ -n "$min" ] || exit 0
+scan() {
+  found=0; live=0
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    case "$p" in 1|"$self") continue;; esac
+    stat "$d" || continue
+    case "$state" in Z|X|x) continue;; esac
+    [ "$ppid" = "$self" ] && continue
+    envof "$d"
+    case "$e" in
+      *"$m"*) ;;
+      *` + markerVar + `=*) continue;;
+      *) [ "$t" -ge "$min" ] || continue;;
+    esac
+    found=$((found+1)); [ "$state" = T ] || live=$((live+1))
+    kill -"$1" "$p" 2>/dev/null
+  done
+}
+i=0; while scan STOP; [ "$live" -gt 0 ] && [ $i -lt 50 ]; do i=$((i+1)); done
+i=0; while scan KILL; [ "$found" -gt 0 ]; do
+  i=$((i+1)); [ $i -ge 200 ] && exit 3
+done
+exit 0`
+
+// killCommand kills every process of the command with the given marker. When
+// that cannot be shown to have worked, it kills the container and marks the
+// sandbox unusable, so no process of the command survives either way.
+func (s *Sandbox) killCommand(marker, user string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), killBudget)
+	defer cancel()
+	res, err := s.runInternal(ctx, []string{"/bin/sh", "-c", killScript, "swebox-kill", marker}, user, nil, nil)
+	if err == nil && res.ExitCode == 0 {
+		return nil
+	}
+	cause := err
+	if cause == nil {
+		cause = fmt.Errorf("kill script exited %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr.String()))
+	}
+	s.c.log.Warn("killing container after a timed-out command", "id", shortID(s.id), "cause", cause)
+	s.mu.Lock()
+	s.unusable = fmt.Errorf("%w: the processes of a timed-out command could not be killed one by one (%v), so the container was killed", ErrUnusable, cause)
+	s.mu.Unlock()
+	kctx, kcancel := context.WithTimeout(context.Background(), teardownTimeout)
+	defer kcancel()
+	if err := s.c.api.ContainerKill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
+		return s.c.engineErr("kill container", err)
+	}
+	return nil
+}
+
+// runInternal runs a command of the package's own (not checked by the
+// policy, never timed out into killCommand). stdin is optional; stdout, when
+// set, receives the output besides the capped copy in the result.
+func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, stdin io.Reader, stdout io.Writer) (ExecResult, error) {
+	created, err := s.c.api.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		Cmd: cmd, User: user, AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true,
+		Env: []string{markerVar + "=internal-" + randomID(4)},
+	})
+	if err != nil {
+		return ExecResult{}, s.c.engineErr("create exec", err)
+	}
+	hj, err := s.c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return ExecResult{}, s.c.engineErr("start exec", err)
+	}
+	defer hj.Close()
+	outBuf, errBuf, copied := pump(hj, ExecRequest{Stdin: stdin, Stdout: stdout, OutputLimit: 64 << 10})
+	select {
+	case <-copied:
+	case <-ctx.Done():
+		_ = hj.Conn.Close()
+		return ExecResult{}, fmt.Errorf("run %s: %w", cmd[0], ctx.Err())
+	}
+	info, err := s.c.api.ContainerExecInspect(ctx, created.ID)
+	if err != nil {
+		return ExecResult{}, s.c.engineErr("inspect exec", err)
+	}
+	return ExecResult{ExitCode: info.ExitCode, Stdout: outBuf.Output(), Stderr: errBuf.Output()}, nil
+}
+
+// oomScript prints the oom_kill counter of the container's memory cgroup
+// (cgroup v1 memory.oom_control or v2 memory.events).
+const oomScript = `for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events; do
+  [ -r "$f" ] || continue
+  while read -r k v; do [ "$k" = oom_kill ] && { echo "$v"; exit 0; }; done < "$f"
+done
+exit 1`
+
+// OOMKills returns how many processes the kernel's OOM killer has ended in
+// the sandbox since it started (the memory cgroup's oom_kill counter). It
+// sees what ExecResult.OOMKilled cannot: a child of a command killed while
+// the command itself lived on.
+func (s *Sandbox) OOMKills(ctx context.Context) (int64, error) {
+	res, err := s.runInternal(ctx, []string{"/bin/sh", "-c", oomScript}, "", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	if res.ExitCode != 0 {
+		return 0, fmt.Errorf("read OOM kill count: no memory cgroup counter visible in the container")
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(res.Stdout.String()), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("read OOM kill count: %w", err)
+	}
+	return n, nil
+}
+
+// oomKilledSince reports whether the container's OOM kill count grew since
+// the last look. A fresh container's count is 0.
+func (s *Sandbox) oomKilledSince(ctx context.Context) bool {
+	n, err := s.OOMKills(ctx)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grew := n > s.oomSeen
+	s.oomSeen = n
+	return grew
+}
+
+// isNotRunning: the engine answers a kill of a stopped or removed container
+// with Conflict or NotFound.
+func isNotRunning(err error) bool { return cerrdefs.IsConflict(err) || cerrdefs.IsNotFound(err) }
+
+// isRemovalInProgress: a concurrent remove of the same container is a Conflict.
+func isRemovalInProgress(err error) bool { return cerrdefs.IsConflict(err) }

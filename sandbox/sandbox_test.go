@@ -1,0 +1,360 @@
+package sandbox_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+func TestExecResults(t *testing.T) {
+	c := newClient(t)
+	ws := t.TempDir()
+	require.NoError(t, os.Chmod(ws, 0o777))
+	sb := createT(t, c, sandbox.Spec{Workspace: ws, Env: map[string]string{"SPEC_VAR": "spec"}, Policy: sandbox.AllowAll()})
+
+	type testCase struct {
+		name       string
+		req        sandbox.ExecRequest
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}
+	for _, tc := range []testCase{
+		{name: "exit code and split streams", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}}, wantCode: 3, wantStdout: "out\n", wantStderr: "err\n"},
+		{name: "argv is not parsed by a shell", req: sandbox.ExecRequest{Cmd: []string{"echo", "$HOME", "a;b", "'q'"}}, wantStdout: "$HOME a;b 'q'\n"},
+		{name: "env from spec and request", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo $SPEC_VAR $REQ_VAR $HOME"}, Env: map[string]string{"REQ_VAR": "req"}}, wantStdout: "spec req /tmp/home\n"},
+		{name: "working dir defaults to the workspace", req: sandbox.ExecRequest{Cmd: []string{"pwd"}}, wantStdout: "/workspace\n"},
+		{name: "working dir per request", req: sandbox.ExecRequest{Cmd: []string{"pwd"}, WorkingDir: "/tmp"}, wantStdout: "/tmp\n"},
+		{name: "stdin", req: sandbox.ExecRequest{Cmd: []string{"cat"}, Stdin: strings.NewReader("from stdin")}, wantStdout: "from stdin"},
+		{name: "home exists and is writable", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "touch $HOME/x && echo ok"}}, wantStdout: "ok\n"},
+		{name: "killed by signal", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "kill -TERM $$"}}, wantCode: 143},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := execT(t, sb, tc.req)
+			assert.Equal(t, tc.wantCode, res.ExitCode)
+			assert.Equal(t, tc.wantStdout, res.Stdout.String())
+			assert.Equal(t, tc.wantStderr, res.Stderr.String())
+			assert.False(t, res.TimedOut)
+			if tc.wantCode > 128 {
+				assert.Equal(t, tc.wantCode-128, res.Signal)
+			}
+		})
+	}
+
+	// Files written in the workspace land on the host.
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo data > /workspace/out.txt"}})
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	b, err := os.ReadFile(filepath.Join(ws, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "data\n", string(b))
+}
+
+func TestLiveStreaming(t *testing.T) {
+	c := newClient(t)
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	var out, errw bytes.Buffer
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo a; echo b >&2; echo c"}, Stdout: &out, Stderr: &errw, OutputLimit: 2})
+	assert.Equal(t, "a\nc\n", out.String(), "live writers get everything, whatever the cap")
+	assert.Equal(t, "b\n", errw.String())
+	assert.True(t, res.Stdout.Truncated)
+}
+
+func TestPolicyIsCheckedBeforeTheEngine(t *testing.T) {
+	c := newClient(t)
+	sb := createT(t, c, sandbox.Spec{})
+	_, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"/usr/bin/curl", "http://x"}})
+	var ce *sandbox.CommandError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "curl", ce.Command)
+	assert.ErrorIs(t, err, sandbox.ErrCommandNotAllowed)
+
+	_, err = sb.Shell(context.Background(), "echo hi", sandbox.ExecRequest{})
+	require.ErrorIs(t, err, sandbox.ErrCommandNotAllowed, "the default test policy has no shell")
+
+	// A client whose engine panics on any call: a refused Run never reaches it.
+	nc, err := sandbox.New(sandbox.WithDockerAPI(nilEngine{}))
+	require.NoError(t, err)
+	_, err = nc.Run(context.Background(), sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{Cmd: []string{"bash"}})
+	require.ErrorIs(t, err, sandbox.ErrCommandNotAllowed)
+}
+
+// nilEngine panics on every engine call but DaemonHost.
+type nilEngine struct{ sandbox.DockerAPI }
+
+func (nilEngine) DaemonHost() string { return "nil://" }
+
+func TestRemoveIsIdempotentAndClosesTheSandbox(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	sb, err := c.Create(ctx, sandbox.Spec{Image: testImage()})
+	require.NoError(t, err)
+	require.NoError(t, sb.Remove(ctx))
+	require.NoError(t, sb.Remove(ctx))
+	require.NoError(t, sb.Close())
+	_, err = sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"echo"}})
+	assert.ErrorIs(t, err, sandbox.ErrClosed)
+	assert.Empty(t, sessionContainers(t, c))
+}
+
+func TestStopKillAndLogs(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	sb := createT(t, c, sandbox.Spec{})
+	execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "running"}})
+	require.NoError(t, sb.Stop(ctx, 60*time.Second))
+	info, err := c.API().ContainerInspect(ctx, sb.ID())
+	require.NoError(t, err)
+	assert.False(t, info.State.Running)
+	assert.NotEqual(t, 137, info.State.ExitCode, "the keepalive ends on TERM, not by the KILL after the grace period")
+	require.NoError(t, sb.Kill(ctx, "KILL"), "killing a stopped sandbox is not an error")
+	out, errOut, err := sb.Logs(ctx, sandbox.LogsRequest{})
+	require.NoError(t, err)
+	assert.Empty(t, out.String()+errOut.String())
+}
+
+func TestRunOneShot(t *testing.T) {
+	c := newClient(t)
+	res, err := c.Run(context.Background(), sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{
+		Cmd: []string{"python3", "-c", "import sys,os; print(sys.stdin.read().upper(), os.getuid(), os.environ['K'])"},
+		Env: map[string]string{"K": "v"}, Stdin: strings.NewReader("abc"),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "ABC 1000 v\n", res.Stdout.String())
+	assert.Equal(t, 0, res.ExitCode)
+
+	res, err = c.Run(context.Background(), sandbox.Spec{Image: testImage(), Policy: sandbox.AllowAll()}, sandbox.ExecRequest{
+		Cmd: []string{"sh", "-c", "echo x; setsid sleep 1000 & sleep 1000"}, Timeout: time.Second,
+	})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, "x\n", res.Stdout.String())
+	assert.Empty(t, sessionContainers(t, c), "one-shot runs always remove their container")
+}
+
+// panicOnStart is the real engine, except that starting a container panics,
+// in the caller's goroutine, after the container was created.
+type panicOnStart struct{ sandbox.DockerAPI }
+
+func (panicOnStart) ContainerStart(context.Context, string, container.StartOptions) error {
+	panic("boom")
+}
+
+func TestRunTearsDownOnPanic(t *testing.T) {
+	c := newClient(t)
+	pc, err := sandbox.New(sandbox.WithDockerAPI(panicOnStart{c.API()}), sandbox.WithSession(c.Session()))
+	require.NoError(t, err)
+	func() {
+		defer func() { assert.Equal(t, "boom", recover(), "the panic reaches the caller") }()
+		_, _ = pc.Run(context.Background(), sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{Cmd: []string{"echo", "x"}})
+	}()
+	assert.Empty(t, sessionContainers(t, c))
+}
+
+// brokenWriter fails every write; a failing live writer must not stop the
+// collection of output.
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken writer") }
+
+func TestBrokenLiveWriter(t *testing.T) {
+	c := newClient(t)
+	res, err := c.Run(context.Background(), sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{Cmd: []string{"echo", "x"}, Stdout: brokenWriter{}})
+	require.NoError(t, err)
+	assert.Equal(t, "x\n", res.Stdout.String())
+}
+
+func TestEngineUnreachable(t *testing.T) {
+	c, err := sandbox.New(sandbox.WithHost("unix:///nonexistent/docker.sock"))
+	require.NoError(t, err)
+	_, err = c.Create(context.Background(), sandbox.Spec{Image: "x"})
+	require.ErrorIs(t, err, sandbox.ErrEngineUnreachable)
+	assert.Contains(t, err.Error(), "unix:///nonexistent/docker.sock")
+	assert.Contains(t, err.Error(), "DOCKER_HOST")
+}
+
+func TestMissingImage(t *testing.T) {
+	c := newClient(t)
+	err := c.EnsureImage(context.Background(), sandbox.EnsureImageRequest{Image: "swebox-test/missing:nope"})
+	var ie *sandbox.ImageError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "swebox-test/missing:nope", ie.Image)
+	assert.ErrorIs(t, err, sandbox.ErrImageNotFound)
+	require.NoError(t, c.EnsureImage(context.Background(), sandbox.EnsureImageRequest{Image: testImage()}))
+	_, err = c.Create(context.Background(), sandbox.Spec{Image: "swebox-test/missing:nope"})
+	require.ErrorIs(t, err, sandbox.ErrImageNotFound)
+}
+
+func TestImportImage(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	// A root filesystem of one file: the engine accepts it and applies the
+	// changes and the package's labels.
+	ref := "swebox-test/imported:" + strings.ToLower(c.Session()[len(c.Session())-6:])
+	require.NoError(t, c.ImportImage(ctx, sandbox.ImportRequest{Source: tarOf(t, map[string]string{"etc/hello": "hi"}), Ref: ref, Changes: []string{`CMD ["/bin/true"]`}}))
+	t.Cleanup(func() { require.NoError(t, c.RemoveImage(context.Background(), ref)) })
+	ok, err := c.HasImage(ctx, ref)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	info, err := c.API().ImageInspect(ctx, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "true", info.Config.Labels[sandbox.LabelManaged])
+	assert.Equal(t, []string{"/bin/true"}, []string(info.Config.Cmd))
+}
+
+func TestCopyInAndOut(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	ws := t.TempDir()
+	require.NoError(t, os.Chmod(ws, 0o777))
+	sb := createT(t, c, sandbox.Spec{Workspace: ws, Policy: sandbox.AllowAll()})
+
+	src := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "pkg", "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "pkg", "a.py"), []byte("print(1)\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "pkg", "sub", "run.sh"), []byte("#!/bin/sh\necho run\n"), 0o755))
+	require.NoError(t, os.Symlink("a.py", filepath.Join(src, "pkg", "link.py")))
+
+	for _, dest := range []string{"/workspace", "/tmp"} {
+		t.Run("into "+dest, func(t *testing.T) {
+			res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{HostPath: filepath.Join(src, "pkg"), Dest: dest})
+			require.NoError(t, err)
+			assert.Equal(t, 2, res.Files)
+			out := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "cd " + dest + "/pkg && cat link.py && ./sub/run.sh && touch a.py && echo writable"}})
+			require.Equal(t, 0, out.ExitCode, out.Stderr.String())
+			assert.Equal(t, "print(1)\nrun\nwritable\n", out.Stdout.String())
+
+			host := t.TempDir()
+			res, err = sb.CopyOut(ctx, sandbox.CopyOutRequest{Src: dest + "/pkg", Dest: host})
+			require.NoError(t, err)
+			assert.Equal(t, 2, res.Files)
+			b, err := os.ReadFile(filepath.Join(host, "pkg", "link.py"))
+			require.NoError(t, err)
+			assert.Equal(t, "print(1)\n", string(b))
+			fi, err := os.Stat(filepath.Join(host, "pkg", "sub", "run.sh"))
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+		})
+	}
+
+	t.Run("symlink to a host path is refused", func(t *testing.T) {
+		shT(t, sb, "mkdir -p /workspace/evil && ln -sf /etc/passwd /workspace/evil/passwd && ln -sf /etc/passwd /workspace/link")
+		for _, src := range []string{"/workspace/link", "/workspace/evil"} {
+			host := t.TempDir()
+			_, err := sb.CopyOut(ctx, sandbox.CopyOutRequest{Src: src, Dest: host})
+			require.ErrorIs(t, err, sandbox.ErrUnsafePath, src)
+			_, err = os.Lstat(filepath.Join(host, "link"))
+			assert.True(t, os.IsNotExist(err))
+		}
+	})
+
+	t.Run("contents only, escaping symlinks kept on request", func(t *testing.T) {
+		repoDir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(repoDir, "setup.py"), []byte("x = 1\n"), 0o644))
+		require.NoError(t, os.Symlink("/usr/share/dict/words", filepath.Join(repoDir, "words")))
+		shT(t, sb, "mkdir -p /workspace/repo")
+		_, err := sb.CopyIn(ctx, sandbox.CopyInRequest{HostPath: repoDir, Dest: "/workspace/repo", ContentsOnly: true})
+		require.ErrorIs(t, err, sandbox.ErrUnsafePath, "refused by default")
+		_, err = sb.CopyIn(ctx, sandbox.CopyInRequest{HostPath: repoDir, Dest: "/workspace/repo", ContentsOnly: true, KeepEscapingSymlinks: true})
+		require.NoError(t, err)
+		out := shT(t, sb, "cat /workspace/repo/setup.py; readlink /workspace/repo/words")
+		assert.Equal(t, "x = 1\n/usr/share/dict/words\n", out.Stdout.String())
+	})
+
+	t.Run("byte cap", func(t *testing.T) {
+		shT(t, sb, "head -c 100000 /dev/zero > /workspace/big")
+		_, err := sb.CopyOut(ctx, sandbox.CopyOutRequest{Src: "/workspace/big", Dest: t.TempDir(), MaxBytes: 1000})
+		require.ErrorIs(t, err, sandbox.ErrCopyLimit)
+		_, err = sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarOf(t, map[string]string{"f": strings.Repeat("x", 2000)}), Dest: "/workspace", MaxBytes: 1000})
+		require.ErrorIs(t, err, sandbox.ErrCopyLimit)
+	})
+
+	t.Run("unsafe entries are refused on the way in", func(t *testing.T) {
+		for name, hdr := range map[string]*tar.Header{
+			"dotdot":        {Name: "../escape", Typeflag: tar.TypeReg, Mode: 0o644},
+			"absolute":      {Name: "/etc/escape", Typeflag: tar.TypeReg, Mode: 0o644},
+			"symlink out":   {Name: "l", Typeflag: tar.TypeSymlink, Linkname: "../../etc"},
+			"symlink abs":   {Name: "l", Typeflag: tar.TypeSymlink, Linkname: "/etc"},
+			"hardlink out":  {Name: "h", Typeflag: tar.TypeLink, Linkname: "../x"},
+			"under symlink": nil,
+		} {
+			var buf bytes.Buffer
+			tw := tar.NewWriter(&buf)
+			if hdr == nil {
+				require.NoError(t, tw.WriteHeader(&tar.Header{Name: "d", Typeflag: tar.TypeSymlink, Linkname: "."}))
+				hdr = &tar.Header{Name: "d/f", Typeflag: tar.TypeReg, Mode: 0o644}
+			}
+			require.NoError(t, tw.WriteHeader(hdr))
+			require.NoError(t, tw.Close())
+			_, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: &buf, Dest: "/workspace"})
+			require.ErrorIs(t, err, sandbox.ErrUnsafePath, name)
+		}
+	})
+}
+
+func TestSWEBenchProfile(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	// An image with a repository at /testbed, owned by root as in the
+	// official images.
+	ref := "swebox-test/testbed:" + strings.ToLower(c.Session()[len(c.Session())-6:])
+	df := "FROM " + testImage() + "\nRUN mkdir /testbed && echo base > /testbed/file.txt\nWORKDIR /testbed\n"
+	_, err := c.BuildImage(ctx, sandbox.BuildRequest{Context: tarOf(t, map[string]string{"Dockerfile": df}), Tags: []string{ref}, NetworkMode: "none"})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, c.RemoveImage(context.Background(), ref)) })
+
+	spec := sandbox.SWEBenchProfile(ref)
+	spec.Policy = sandbox.AllowAll()
+	sb := createT(t, c, spec)
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "cat file.txt && echo new >> file.txt && cat file.txt && id -u && touch /etc/x"}})
+	assert.Equal(t, "base\nbase\nnew\n0\n", res.Stdout.String())
+	assert.Contains(t, res.Stderr.String(), "Read-only file system", "only /testbed is writable")
+}
+
+// lossyCreate models a create request whose caller gives up while the
+// engine is creating the container: the container exists, but a client that
+// passed the caller's context only hears that the context ended.
+type lossyCreate struct {
+	sandbox.DockerAPI
+	cancel context.CancelFunc
+}
+
+func (l lossyCreate) ContainerCreate(ctx context.Context, cfg *container.Config, hc *container.HostConfig, nc *network.NetworkingConfig, p *ocispec.Platform, name string) (container.CreateResponse, error) {
+	l.cancel()
+	resp, err := l.DockerAPI.ContainerCreate(context.Background(), cfg, hc, nc, p, name)
+	if ctx.Err() != nil {
+		return container.CreateResponse{}, ctx.Err()
+	}
+	return resp, err
+}
+
+func TestCancelDuringCreateLeavesNothing(t *testing.T) {
+	c := newClient(t)
+	for _, name := range []string{"Create", "Run"} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			lc, err := sandbox.New(sandbox.WithDockerAPI(lossyCreate{DockerAPI: c.API(), cancel: cancel}), sandbox.WithSession(c.Session()))
+			require.NoError(t, err)
+			if name == "Create" {
+				_, err = lc.Create(ctx, sandbox.Spec{Image: testImage()})
+			} else {
+				_, err = lc.Run(ctx, sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{Cmd: []string{"echo"}})
+			}
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Empty(t, sessionContainers(t, c), "the container the engine created was removed")
+		})
+	}
+}

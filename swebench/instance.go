@@ -1,0 +1,496 @@
+package swebench
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/repo"
+	"github.com/swebox/swebox/swebench/spec"
+)
+
+// Commands the evaluator's sandboxes admit: what patch application and the
+// eval script run, and nothing else.
+var evalPolicy = sandbox.AllowCommands("bash", "git", "patch")
+
+// Where the model patch and eval.sh are staged in the container (the
+// official harness uses /tmp/patch.diff and /eval.sh).
+const (
+	stagedDir   = "/testbed/.git/swebox"
+	stagedPatch = stagedDir + "/patch.diff"
+)
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Timeouts of the evaluator's own steps around the eval script.
+const (
+	patchTimeout = 5 * time.Minute
+	diffTimeout  = 2 * time.Minute
+)
+
+// instanceLog is run_instance.log: timestamped lines, safe for concurrent use.
+type instanceLog struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func (l *instanceLog) printf(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.f, "%s - %s\n", time.Now().UTC().Format("2006-01-02 15:04:05,000"), fmt.Sprintf(format, a...))
+}
+
+// instance evaluates one instance and returns its result. Every failure is
+// recorded in the result and in run_instance.log, never returned.
+func (e *evaluator) instance(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction) InstanceResult {
+	start := time.Now()
+	id := inst.InstanceID
+	res := InstanceResult{InstanceID: id}
+	dir, err := e.instanceDir(id)
+	if err != nil {
+		res.Status, res.Error = StatusError, err.Error()
+		e.emit(Event{Kind: EventFinished, InstanceID: id, Result: &res})
+		return res
+	}
+	res.LogDir = dir
+	// Resume: an instance with a report.json is finished (official rule).
+	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err == nil {
+		fillFromReport(&res, b)
+		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) != pred.Patch() {
+			res.Warning = "the prediction's patch differs from the one this report graded; use a new run id to evaluate it"
+		}
+		e.emit(Event{Kind: EventSkipped, InstanceID: id, Result: &res})
+		return res
+	}
+	e.emit(Event{Kind: EventStarted, InstanceID: id})
+	err = e.evaluate(ctx, n, inst, pred, dir, &res)
+	if err != nil {
+		res.Status, res.Error = StatusError, err.Error()
+	}
+	res.Duration = since(start)
+	e.emit(Event{Kind: EventFinished, InstanceID: id, Result: &res})
+	return res
+}
+
+// evaluate does the work of one instance; an error makes it an error
+// instance (no report.json), as the official EvaluationError does.
+func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction, dir string, res *InstanceResult) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create log dir: %w", err)
+	}
+	// Leftovers of an interrupted attempt would confuse the rerun.
+	for _, f := range []string{"test_output.txt", "run_instance.log"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	lf, err := os.Create(filepath.Join(dir, "run_instance.log"))
+	if err != nil {
+		return fmt.Errorf("create run_instance.log: %w", err)
+	}
+	defer lf.Close()
+	ilog := &instanceLog{f: lf}
+	defer func() {
+		if err != nil {
+			ilog.printf("Error: %v", err)
+		}
+	}()
+	patch := pred.Patch()
+	if err := writeFileAtomic(filepath.Join(dir, "patch.diff"), []byte(patch)); err != nil {
+		return err
+	}
+	ts, err := spec.For(inst, e.specOpts...)
+	if err != nil {
+		return fmt.Errorf("test spec: %w", err)
+	}
+	for _, note := range ts.Notes {
+		ilog.printf("Spec: %s", note)
+	}
+	if ts.Image == "" {
+		return fmt.Errorf("no image for %s version %s: pass one with --image or --image_map", inst.Repo, inst.Version)
+	}
+	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: e.cfg.Mode == ModeWorkspace})
+	if err := writeFileAtomic(filepath.Join(dir, "eval.sh"), []byte(script)); err != nil {
+		return err
+	}
+
+	client := e.cfg.Sandboxes[n%len(e.cfg.Sandboxes)]
+	if err := e.images.ensure(ctx, client, ts.Image); err != nil {
+		return err
+	}
+	sbSpec, populate, cleanup, err := e.sandboxSpec(ctx, client, inst, ts, ilog)
+	defer func() { err = errors.Join(err, cleanup()) }()
+	if err != nil {
+		return err
+	}
+	runtime := sbSpec.Runtime
+	if runtime == "" {
+		runtime = "the engine's default runtime"
+	}
+	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, e.cfg.Mode, runtime)
+	sb, err := client.Create(ctx, sbSpec)
+	if err != nil {
+		return fmt.Errorf("create sandbox: %w", err)
+	}
+	defer func() {
+		if rerr := sb.Remove(ctx); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		ilog.printf("Container for %s removed", inst.InstanceID)
+	}()
+	ilog.printf("Container for %s started: %s", inst.InstanceID, sb.ID())
+	if populate != nil {
+		if err := populate(ctx, sb); err != nil {
+			return err
+		}
+	}
+
+	// The patch, and after it the script, go into the repository's .git
+	// directory: it is on a mount (bind or volume), which the engine's
+	// archive endpoint writes to directly, and git ignores it.
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{"patch.diff": []byte(patch)}), Dest: spec.RepoDir + "/.git"}); err != nil {
+		return fmt.Errorf("copy patch: %w", err)
+	}
+	applied, err := e.applyPatch(ctx, sb, ilog)
+	if err != nil {
+		return err
+	}
+	res.PatchCommand = applied
+	// The script arrives only now, under a name the patch could not
+	// predict, so a patch cannot have replaced it.
+	scriptName := "eval-" + randomHex(8) + ".sh"
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{scriptName: []byte(script)}), Dest: spec.RepoDir + "/.git"}); err != nil {
+		return fmt.Errorf("copy eval script: %w", err)
+	}
+	if e.cfg.LogDiffs {
+		e.logDiff(ctx, sb, ilog, "before")
+	}
+
+	ilog.printf("Running eval script (timeout %s)...", e.cfg.Timeout)
+	outPath := filepath.Join(dir, "test_output.txt")
+	out, err := newCappedFile(outPath, e.cfg.TestOutputLimit)
+	if err != nil {
+		return fmt.Errorf("create test_output.txt: %w", err)
+	}
+	// stderr joins stdout in the shell so that set -x lines (the markers)
+	// and the test runner's output keep their order, as the official
+	// docker exec with merged streams does. bash reads a script file as it
+	// goes, so tests could rewrite what runs after them (the exit-code
+	// lines, say); eval of the whole text, read before anything runs,
+	// leaves nothing to rewrite.
+	run, runErr := sb.Exec(ctx, sandbox.ExecRequest{
+		Cmd: []string{"bash", "-c", `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`}, WorkingDir: spec.RepoDir,
+		Timeout: e.cfg.Timeout, Stdout: out, OutputLimit: 4 << 10,
+	})
+	if cerr := out.Close(); cerr != nil && runErr == nil {
+		runErr = fmt.Errorf("write test_output.txt: %w", cerr)
+	}
+	res.TestDuration = run.Duration.Round(time.Millisecond)
+	if runErr != nil {
+		return fmt.Errorf("run eval script: %w", runErr)
+	}
+	ilog.printf("Eval script finished in %s with exit code %d", res.TestDuration, run.ExitCode)
+	if run.TimedOut {
+		f, ferr := os.OpenFile(outPath, os.O_APPEND|os.O_WRONLY, 0)
+		if ferr == nil {
+			fmt.Fprintf(f, "\n\nTimeout error: %d seconds exceeded.", int(e.cfg.Timeout.Seconds()))
+			f.Close()
+		}
+		return fmt.Errorf("test timed out after %d seconds", int(e.cfg.Timeout.Seconds()))
+	}
+	if n, err := sb.OOMKills(ctx); err == nil && n > 0 {
+		// Reported for people and for v5's failure classifier.
+		ilog.printf("Out of memory: the OOM killer ended %d process(es) of the tests (memory limit %d bytes)", n, sb.Spec().Limits.Memory)
+	}
+	if e.cfg.LogDiffs {
+		e.logDiff(ctx, sb, ilog, "after")
+	}
+
+	report, err := e.grade(inst, ts, pred, outPath, false)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode()); err != nil {
+		return err
+	}
+	fillFromInstanceReport(res, report)
+	ilog.printf("report.json written: resolved=%v", report.Resolved)
+	return nil
+}
+
+// sandboxSpec prepares what the container needs: in workspace mode the
+// checkout at base_commit, bind-mounted when the engine shares the host's
+// files, else copied into a volume by populate once the sandbox exists.
+// cleanup removes what was prepared.
+func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, inst dataset.Instance, ts spec.TestSpec, ilog *instanceLog) (s sandbox.Spec, populate func(context.Context, *sandbox.Sandbox) error, cleanup func() error, err error) {
+	cleanup = func() error { return nil }
+	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
+	profile := func() sandbox.Spec {
+		s := sandbox.SWEBenchProfile(ts.Image)
+		s.Policy, s.Labels, s.Runtime, s.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
+		return s
+	}
+	if e.cfg.Mode == ModePrebuilt {
+		return profile(), nil, cleanup, nil
+	}
+	ws := filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir, filepath.Base(filepath.Clean("/"+inst.InstanceID)))
+	if err := os.RemoveAll(ws); err != nil {
+		return s, nil, cleanup, fmt.Errorf("clear workspace: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(ws), 0o755); err != nil {
+		return s, nil, cleanup, fmt.Errorf("create workspace dir: %w", err)
+	}
+	cleanup = func() error {
+		if e.cfg.KeepWorkspaces {
+			return nil
+		}
+		return removeWorkspace(ws)
+	}
+	copyIn := e.cfg.CopyWorkspace || !sharesHostFiles(client)
+	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
+	user, owner := workspaceUser()
+	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.BaseCommit, Dir: ws, Owner: owner}
+	if copyIn {
+		// The copy carries the objects it needs and is owned by root,
+		// the user of the volume's sandbox.
+		req.SelfContained, req.Owner = true, nil
+	}
+	co, err := e.cfg.Repos.Checkout(ctx, req)
+	if err != nil {
+		return s, nil, cleanup, fmt.Errorf("check out repository: %w", err)
+	}
+	ilog.printf("Checked out %d files (%d bytes) from %s in %s", co.Files, co.Bytes, co.Source, co.Duration.Round(time.Millisecond))
+	if copyIn {
+		// A fresh volume at /testbed, as in prebuilt mode, filled with the
+		// checkout through the engine's archive endpoint.
+		populate = func(ctx context.Context, sb *sandbox.Sandbox) error {
+			res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{
+				HostPath: ws, Dest: spec.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
+			})
+			if err != nil {
+				return fmt.Errorf("copy the checkout into the container: %w", err)
+			}
+			ilog.printf("Copied the checkout into the container: %d files, %d bytes", res.Files, res.Bytes)
+			return nil
+		}
+		return profile(), populate, cleanup, nil
+	}
+	s = sandbox.Spec{
+		Image: ts.Image, Workspace: ws, WorkspaceTarget: spec.RepoDir, WorkingDir: spec.RepoDir,
+		User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
+	}
+	// The workspace's .git borrows the source's objects by absolute path;
+	// mount them read-only at that same path.
+	for _, d := range co.ObjectsDirs {
+		s.Mounts = append(s.Mounts, sandbox.Mount{Type: "bind", Source: d, Target: d, ReadOnly: true})
+	}
+	return s, nil, cleanup, nil
+}
+
+// copyLimit caps the checkout copied into a container.
+const copyLimit = 16 << 30
+
+// sharesHostFiles reports whether the engine runs on this machine, so that
+// bind mounts of host paths work: it is reached through a local socket.
+func sharesHostFiles(c *sandbox.Client) bool {
+	h := c.Host()
+	return strings.HasPrefix(h, "unix://") || strings.HasPrefix(h, "npipe://")
+}
+
+// workspaceUser is the user the sandbox runs as in workspace mode: the
+// invoking user when not root (the files are theirs), else uid 1000, to whom
+// the checkout is handed over (owner).
+func workspaceUser() (user string, owner *repo.Owner) {
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid != 0 {
+		return fmt.Sprintf("%d:%d", uid, gid), nil
+	}
+	return sandbox.DefaultUser, &repo.Owner{UID: 1000, GID: 1000}
+}
+
+// removeWorkspace deletes a workspace even when the tests made parts of it
+// unreadable or unremovable (chmod 000 directories).
+func removeWorkspace(ws string) error {
+	if err := os.RemoveAll(ws); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(ws); err != nil {
+		return fmt.Errorf("remove workspace: %w", err)
+	}
+	return nil
+}
+
+// applyPatch runs the official patch fallbacks; the first that exits 0 wins.
+func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog) (string, error) {
+	attempts, err := spec.PatchCommands(string(e.cfg.Rules), stagedPatch)
+	if err != nil {
+		return "", err
+	}
+	var outputs []string
+	for i, argv := range attempts {
+		if i > 0 && e.rules == logparse.V5 {
+			for _, reset := range spec.ResetCommands() {
+				if _, err := e.exec(ctx, sb, argv2req(reset, patchTimeout)); err != nil {
+					return "", err
+				}
+			}
+		}
+		r, err := e.exec(ctx, sb, argv2req(argv, patchTimeout))
+		if err != nil {
+			return "", err
+		}
+		cmd := strings.Join(argv, " ")
+		if r.ExitCode == 0 && !r.TimedOut {
+			ilog.printf(">>>>> Applied Patch:\n%s\n%s", cmd, r.Stdout.String()+r.Stderr.String())
+			return cmd, nil
+		}
+		ilog.printf("Failed to apply patch to container: %s", cmd)
+		outputs = append(outputs, fmt.Sprintf("$ %s (exit %d)\n%s%s", cmd, r.ExitCode, r.Stdout.String(), r.Stderr.String()))
+	}
+	if e.rules == logparse.V5 {
+		argv := spec.ReverseCheckCommand(stagedPatch)
+		if r, err := e.exec(ctx, sb, argv2req(argv, patchTimeout)); err == nil && r.ExitCode == 0 {
+			ilog.printf(">>>>> Patch Already Applied: %s", strings.Join(argv, " "))
+			return strings.Join(argv, " "), nil
+		}
+	}
+	ilog.printf(">>>>> Patch Apply Failed:\n%s", strings.Join(outputs, "\n"))
+	return "", errors.New("patch apply failed: see run_instance.log")
+}
+
+func argv2req(argv []string, timeout time.Duration) sandbox.ExecRequest {
+	return sandbox.ExecRequest{Cmd: argv, WorkingDir: spec.RepoDir, Timeout: timeout}
+}
+
+func (e *evaluator) exec(ctx context.Context, sb *sandbox.Sandbox, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
+	r, err := sb.Exec(ctx, req)
+	if err != nil {
+		return r, fmt.Errorf("run %s: %w", req.Cmd[0], err)
+	}
+	return r, nil
+}
+
+// logDiff writes the repository's diff to run_instance.log, as the official
+// harness does before and after the tests (for people, not for grading).
+func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, when string) {
+	r, err := sb.Exec(ctx, sandbox.ExecRequest{
+		Cmd: []string{"git", "-c", "core.fileMode=false", "diff"}, WorkingDir: spec.RepoDir,
+		Timeout: diffTimeout, OutputLimit: 256 << 10,
+	})
+	if err != nil {
+		ilog.printf("Git diff %s: %v", when, err)
+		return
+	}
+	ilog.printf("Git diff %s:\n%s", when, r.Stdout.String())
+}
+
+// grade grades test_output.txt into a report.
+func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, regrade bool) (grade.InstanceReport, error) {
+	raw, err := os.ReadFile(outPath)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("read test output: %w", err)
+	}
+	text, err := grade.DecodeOutput(raw, e.rules)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
+	}
+	in := grade.Input{
+		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo,
+		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
+		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
+		Rules:    e.rules, PatchIsNone: pred.ModelPatch == nil, Regrade: regrade,
+	}
+	report, err := grade.Grade(in)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)
+	}
+	return report, nil
+}
+
+// regrade re-grades an existing test_output.txt (rewrite mode); false when
+// the instance has none.
+func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (InstanceResult, bool) {
+	res := InstanceResult{InstanceID: inst.InstanceID}
+	dir, err := e.instanceDir(inst.InstanceID)
+	if err != nil {
+		return res, false
+	}
+	outPath := filepath.Join(dir, "test_output.txt")
+	if _, err := os.Stat(outPath); err != nil {
+		return res, false
+	}
+	res.LogDir = dir
+	ts, err := spec.For(inst, e.specOpts...)
+	var report grade.InstanceReport
+	if err == nil {
+		report, err = e.grade(inst, ts, pred, outPath, true)
+	}
+	if err == nil {
+		err = writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode())
+	}
+	if err != nil {
+		res.Status, res.Error = StatusError, err.Error()
+	} else {
+		fillFromInstanceReport(&res, report)
+	}
+	e.emit(Event{Kind: EventFinished, InstanceID: inst.InstanceID, Result: &res})
+	return res, true
+}
+
+func fillFromInstanceReport(res *InstanceResult, r grade.InstanceReport) {
+	res.Status = StatusUnresolved
+	if r.Resolved {
+		res.Status = StatusResolved
+	}
+	if ts := r.TestsStatus; ts != nil {
+		f, p := ts.FailToPass, ts.PassToPass
+		res.FailToPass = Fraction{Passed: len(f.Success), Total: len(f.Success) + len(f.Failure)}
+		res.PassToPass = Fraction{Passed: len(p.Success), Total: len(p.Success) + len(p.Failure)}
+	}
+}
+
+func fillFromReport(res *InstanceResult, b []byte) {
+	var r grade.InstanceReport
+	if err := r.UnmarshalJSON(b); err != nil {
+		res.Status, res.Error = StatusError, "unreadable report.json: "+err.Error()
+		return
+	}
+	fillFromInstanceReport(res, r)
+}
+
+// tarFiles is a tar stream of a directory "swebox" holding files, mode 0644.
+func tarFiles(files map[string][]byte) *bytes.Buffer {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	_ = tw.WriteHeader(&tar.Header{Name: "swebox/", Mode: 0o755, Typeflag: tar.TypeDir, ModTime: time.Unix(0, 0)})
+	for name, data := range files {
+		name = "swebox/" + name
+		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)})
+		_, _ = tw.Write(data)
+	}
+	_ = tw.Close()
+	return &buf
+}

@@ -1,0 +1,30 @@
+// Package spec turns a SWE-bench instance into a test spec: the image, the
+// test command with its directives, the log parser name, the eval type and
+// the eval script, as the official harness derives them.
+//
+// The official per-repository, per-version tables of the SWE-bench Python
+// repositories are built in ([Repos], [Versions]); a repository in no table
+// gets "pytest -rA <test files>" and the pytest parser; rows that carry
+// their own eval_script and log_parser (v5 datasets) use them; an override
+// file adjusts any of it for custom datasets ([LoadOverrides]).
+//
+// [TestSpec.EvalScript] writes eval.sh. For Python repositories it is the
+// official v4.1.0 script byte for byte (with [ScriptOptions].NoExitCode;
+// by default the test command's exit status is recorded as v5 records it).
+// [PatchCommands] lists the official patch-apply fallbacks.
+//
+// Usage:
+//
+//	images, err := spec.LoadImageMap("images.json")
+//	if err != nil {
+//		return err
+//	}
+//	s, err := spec.For(inst, spec.WithMode(spec.ModeWorkspace), spec.WithImages(images))
+//	if err != nil {
+//		return err
+//	}
+//	script := s.EvalScript(spec.ScriptOptions{})
+//	attempts, _ := spec.PatchCommands(spec.RulesV5, spec.ContainerPatchPath)
+//	// run attempts in s.Image at spec.RepoDir, then script; parse the log
+//	// with the parser named s.Parser.
+package spec

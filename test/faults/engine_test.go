@@ -1,0 +1,180 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/client"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+)
+
+// TestEngineUnreachableAtStart: with no engine at the address, Evaluate
+// fails at once with an error callers can branch on, and writes nothing.
+func TestEngineUnreachableAtStart(t *testing.T) {
+	c, err := sandbox.New(sandbox.WithHost("unix:///nonexistent/docker.sock"))
+	require.NoError(t, err)
+	p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+	dir := t.TempDir()
+	cfg := swebench.Config{
+		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)},
+		RunID: "unreachable", Sandboxes: []*sandbox.Client{c},
+		LogDir: filepath.Join(dir, "logs"), ReportDir: filepath.Join(dir, "reports"), WorkDir: filepath.Join(dir, "work"),
+	}
+
+	res, err := swebench.Evaluate(context.Background(), cfg)
+	require.ErrorIs(t, err, sandbox.ErrEngineUnreachable)
+	var ee *sandbox.EngineError
+	require.True(t, errors.As(err, &ee))
+	assert.Equal(t, "unix:///nonexistent/docker.sock", ee.Host)
+	assert.Contains(t, err.Error(), "unix:///nonexistent/docker.sock", "the message names the address tried")
+	assert.Nil(t, res)
+	assert.NoDirExists(t, cfg.LogDir, "no log is written")
+	assert.NoDirExists(t, cfg.ReportDir, "no report is written")
+	assert.NoDirExists(t, cfg.WorkDir, "no workspace is made")
+}
+
+// flakyEngine is a Docker client whose connections to the real engine all
+// fail once it is taken down: open ones are closed (streams of running
+// commands break) and new dials are refused, as when dockerd stops.
+type flakyEngine struct {
+	*client.Client
+	down  atomic.Bool
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+}
+
+func newFlakyEngine(t *testing.T, host string) *flakyEngine {
+	t.Helper()
+	f := &flakyEngine{conns: map[net.Conn]bool{}}
+	proto, addr, ok := strings.Cut(host, "://")
+	require.True(t, ok, "host %q", host)
+	var d net.Dialer
+	transport := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		if f.down.Load() {
+			return nil, &net.OpError{Op: "dial", Net: proto, Err: syscall.ECONNREFUSED}
+		}
+		conn, err := d.DialContext(ctx, proto, addr)
+		if err != nil {
+			return nil, err
+		}
+		f.mu.Lock()
+		f.conns[conn] = true
+		f.mu.Unlock()
+		return conn, nil
+	}}
+	// WithHost first: it configures the default transport, which
+	// WithHTTPClient then replaces.
+	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation(),
+		client.WithHTTPClient(&http.Client{Transport: transport}))
+	require.NoError(t, err)
+	f.Client = cli
+	return f
+}
+
+// takeDown makes the engine unreachable from now on.
+func (f *flakyEngine) takeDown() {
+	f.down.Store(true)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		c.Close()
+	}
+}
+
+// TestEngineGoesAway: the engine disappears after two instances finished.
+// The instances running then and those not yet started are errors, the run
+// ends with its report written, and a rerun on a working engine resumes
+// exactly the error instances.
+func TestEngineGoesAway(t *testing.T) {
+	healthy := testenv.Client(t)
+	flaky := newFlakyEngine(t, healthy.Host())
+	c, err := sandbox.New(sandbox.WithDockerAPI(flaky), sandbox.WithSession(healthy.Session()))
+	require.NoError(t, err)
+
+	p := testenv.NewProject(t)
+	var ds []dataset.Instance
+	var preds []dataset.Prediction
+	for _, id := range []string{"calc__calc-1", "calc__calc-2", "calc__calc-3", "calc__calc-4", "calc__calc-5", "calc__calc-6"} {
+		ds = append(ds, p.Instance(id))
+		preds = append(preds, testenv.Pred(id, testenv.Gold))
+	}
+	cfg := p.Config(t, c, "engine-away", ds, preds)
+	cfg.MaxWorkers = 2
+	var finished atomic.Int32
+	cfg.Progress = func(ev swebench.Event) {
+		if ev.Kind == swebench.EventFinished && finished.Add(1) == 2 {
+			flaky.takeDown()
+		}
+	}
+	done := make(chan struct{})
+	var res *swebench.Result
+	go func() {
+		defer close(done)
+		res, err = swebench.Evaluate(context.Background(), cfg)
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the run did not end after the engine went away")
+	}
+	require.NoError(t, err, "instances fail, the run does not")
+	require.NotNil(t, res)
+	assert.Len(t, res.Report.ResolvedIDs, 2, "the instances finished before the engine went away keep their verdicts")
+	assert.Len(t, res.Report.ErrorIDs, 4, "every other instance is an error")
+	for _, r := range res.Instances {
+		if r.Status == swebench.StatusError {
+			assert.Contains(t, r.Error, "cannot reach the Docker engine", "%s says why", r.InstanceID)
+		}
+	}
+	rep := testenv.RunReport(t, res.ReportPath)
+	assert.Equal(t, float64(4), rep["error_instances"], "the run report is written")
+
+	// The engine is back: a rerun with the same run id on a working client
+	// runs exactly the four error instances.
+	cfg.Sandboxes, cfg.Progress = []*sandbox.Client{healthy}, nil
+	var mu sync.Mutex
+	ran := map[string]bool{}
+	cfg.Progress = func(ev swebench.Event) {
+		if ev.Kind == swebench.EventStarted {
+			mu.Lock()
+			ran[ev.InstanceID] = true
+			mu.Unlock()
+		}
+	}
+	res2, err := swebench.Evaluate(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Len(t, res2.Report.ResolvedIDs, 6)
+	assert.ElementsMatch(t, res.Report.ErrorIDs, keys(ran), "the rerun runs the error instances and nothing else")
+
+	// Containers the first run could not remove while the engine was away
+	// (at most one per worker) are found by their labels and pruned.
+	orphans := testenv.CountRunContainers(t, healthy, "engine-away")
+	assert.LessOrEqual(t, orphans, cfg.MaxWorkers)
+	t.Logf("%d containers orphaned by the outage", orphans)
+	_, err = healthy.Prune(context.Background(), sandbox.PruneRequest{Labels: map[string]string{swebench.LabelRun: "engine-away"}})
+	require.NoError(t, err)
+	assert.Equal(t, testenv.Leftovers{}, testenv.CountLeftovers(t, healthy, healthy.Session()))
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
