@@ -533,8 +533,8 @@ func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error
 	return res, nil
 }
 
-// exec runs the wrapped command. When the container is gone (the program
-// stopped it, say by signalling its init), the session gets a fresh
+// exec runs the wrapped command. When the container has stopped (the
+// program stopped it, say by signalling its init), the session gets a fresh
 // container and the command is tried once more: it never started.
 func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string, secrets map[string]string, stats string, argv []string) (sandbox.ExecResult, map[string]string, *proxy, error) {
 	for attempt := 0; ; attempt++ {
@@ -562,7 +562,7 @@ func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string,
 		if err == nil {
 			raw, err = sb.Exec(ctx, req)
 		}
-		if err == nil || ctx.Err() != nil || attempt > 0 || s.running(ctx, sb) {
+		if err == nil || ctx.Err() != nil || attempt > 0 || !errors.Is(err, sandbox.ErrNotRunning) {
 			return raw, sessionSecrets, px, err
 		}
 		s.mu.Lock()
@@ -572,12 +572,6 @@ func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string,
 		}
 		s.mu.Unlock()
 	}
-}
-
-// running reports whether sb's container is still running.
-func (s *Session) running(ctx context.Context, sb *sandbox.Sandbox) bool {
-	info, err := s.m.c.API().ContainerInspect(ctx, sb.ID())
-	return err == nil && info.State != nil && info.State.Running
 }
 
 // clearEphemeralSessions removes session directories without a record:

@@ -25,6 +25,11 @@
 // when that cannot be shown, the container is killed and further commands
 // fail with [ErrUnusable].
 //
+// A command that cannot start, or whose record the engine drops, because
+// the container has stopped (its main process ended, or a command killed
+// it) fails with [ErrNotRunning]: the engine's own message never passes for
+// the command's output.
+//
 // Usage:
 //
 //	c, err := sandbox.New()

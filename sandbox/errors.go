@@ -28,6 +28,10 @@ var (
 	ErrUnsafePath = errors.New("unsafe path")
 	// ErrCopyLimit: a copy exceeded its byte cap.
 	ErrCopyLimit = errors.New("copy limit exceeded")
+	// ErrNotRunning: the sandbox's container has stopped (its main process
+	// ended, or something stopped or killed it), so a command could not
+	// start. Create a new sandbox.
+	ErrNotRunning = errors.New("sandbox container not running")
 )
 
 // EngineError reports that the Docker engine could not be reached.

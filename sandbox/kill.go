@@ -103,11 +103,11 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 		Env: []string{markerVar + "=internal-" + randomID(4)},
 	})
 	if err != nil {
-		return ExecResult{}, s.c.engineErr("create exec", err)
+		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("create exec", err))
 	}
 	hj, err := s.c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return ExecResult{}, s.c.engineErr("start exec", err)
+		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("start exec", err))
 	}
 	defer hj.Close()
 	outBuf, errBuf, copied := pump(hj, ExecRequest{Stdin: stdin, Stdout: stdout, OutputLimit: 64 << 10})
@@ -117,11 +117,16 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 		_ = hj.Conn.Close()
 		return ExecResult{}, fmt.Errorf("run %s: %w", cmd[0], ctx.Err())
 	}
+	res := ExecResult{Stdout: outBuf.Output(), Stderr: errBuf.Output()}
 	info, err := s.c.api.ContainerExecInspect(ctx, created.ID)
 	if err != nil {
-		return ExecResult{}, s.c.engineErr("inspect exec", err)
+		return ExecResult{}, s.inspectExecErr(ctx, err, cmd[0], res.Stdout)
 	}
-	return ExecResult{ExitCode: info.ExitCode, Stdout: outBuf.Output(), Stderr: errBuf.Output()}, nil
+	res.ExitCode = info.ExitCode
+	if err := s.checkStarted(ctx, info, cmd[0], res.Stdout); err != nil {
+		return ExecResult{}, err
+	}
+	return res, nil
 }
 
 // oomScript prints the oom_kill counter of the container's memory cgroup

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -199,14 +200,14 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
-		return ExecResult{}, s.c.engineErr("create exec", err)
+		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("create exec", err))
 	}
 	// The hijacked connection lives on its own context: it is closed
 	// explicitly, after the command's processes are gone.
 	start := time.Now()
 	hj, err := s.c.api.ContainerExecAttach(context.WithoutCancel(ctx), created.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return ExecResult{}, s.c.engineErr("start exec", err)
+		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("start exec", err))
 	}
 	defer hj.Close()
 
@@ -248,7 +249,12 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	defer cancel()
 	info, err := s.c.api.ContainerExecInspect(icx, created.ID)
 	if err != nil {
-		return res, errors.Join(runErr, s.c.engineErr("inspect exec", err))
+		return res, errors.Join(runErr, s.inspectExecErr(icx, err, req.Cmd[0], res.Stdout))
+	}
+	if !res.TimedOut {
+		if err := s.checkStarted(icx, info, req.Cmd[0], res.Stdout); err != nil {
+			return ExecResult{}, errors.Join(runErr, err)
+		}
 	}
 	res.ExitCode = info.ExitCode
 	if info.Running && !res.TimedOut {
@@ -263,6 +269,58 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		res.OOMKilled = s.oomKilledSince(icx)
 	}
 	return res, runErr
+}
+
+// isRunning reports whether the sandbox's container is running; an engine
+// that cannot answer counts as running, so that its error surfaces instead.
+func (s *Sandbox) isRunning(ctx context.Context) bool {
+	info, err := s.c.api.ContainerInspect(ctx, s.id)
+	if err != nil {
+		return !cerrdefs.IsNotFound(err)
+	}
+	return info.State != nil && info.State.Running
+}
+
+// checkStarted returns an [ErrNotRunning] error when an exec that has ended
+// never had a process because the container stopped first. The engine
+// accepts such an exec and writes why it failed into the output stream, so
+// without this check it would read as a command that printed that line and
+// exited 0.
+func (s *Sandbox) checkStarted(ctx context.Context, info container.ExecInspect, cmd string, stdout Output) error {
+	if info.Pid != 0 || info.Running || s.isRunning(ctx) {
+		return nil
+	}
+	return fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, cmd, strings.TrimSpace(stdout.String()))
+}
+
+// inspectExecErr explains a failed exec inspection. The engine forgets a
+// container's execs when the container stops, so a missing exec in a
+// stopped container is an [ErrNotRunning] error.
+func (s *Sandbox) inspectExecErr(ctx context.Context, err error, cmd string, stdout Output) error {
+	if !cerrdefs.IsNotFound(err) || s.isRunning(ctx) {
+		return s.c.engineErr("inspect exec", err)
+	}
+	msg := "the container stopped while it ran"
+	if out := strings.TrimSpace(stdout.String()); out != "" {
+		msg += "; output: " + lastLine(out)
+	}
+	return fmt.Errorf("%w: exec %q: %s", ErrNotRunning, cmd, msg)
+}
+
+// lastLine returns the last line of s.
+func lastLine(s string) string {
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// notRunningErr marks err with [ErrNotRunning] when the container has
+// stopped, which is why the engine refuses execs.
+func (s *Sandbox) notRunningErr(ctx context.Context, err error) error {
+	icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	if s.isRunning(icx) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrNotRunning, err)
 }
 
 // pump copies a hijacked connection's multiplexed output into capped

@@ -2,17 +2,24 @@ package sandbox_test
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -355,6 +362,92 @@ func TestCancelDuringCreateLeavesNothing(t *testing.T) {
 			}
 			require.ErrorIs(t, err, context.Canceled)
 			assert.Empty(t, sessionContainers(t, c), "the container the engine created was removed")
+		})
+	}
+}
+
+// stopsBeforeExecStart models the engine's race between a container that
+// is stopping and an exec: the engine accepted the exec while the container
+// still ran, then the container stopped before the exec's process could
+// start. Once armed, the container is really killed; the engine's answer to
+// the start, a stream carrying the runtime's refusal, is reproduced as the
+// engine sends it. The engine usually forgets the exec with the container;
+// with keepsExec it still reports it, never started, as it did in a CI run.
+type stopsBeforeExecStart struct {
+	sandbox.DockerAPI
+	armed     *atomic.Bool
+	keepsExec bool
+}
+
+func (f stopsBeforeExecStart) ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error) {
+	info, err := f.DockerAPI.ContainerExecInspect(ctx, execID)
+	if err != nil && f.armed.Load() && f.keepsExec && cerrdefs.IsNotFound(err) {
+		return container.ExecInspect{ExecID: execID, Running: false, Pid: 0, ExitCode: 0}, nil
+	}
+	return info, err
+}
+
+func (f stopsBeforeExecStart) ContainerExecAttach(ctx context.Context, execID string, opts container.ExecAttachOptions) (types.HijackedResponse, error) {
+	if !f.armed.Load() {
+		return f.DockerAPI.ContainerExecAttach(ctx, execID, opts)
+	}
+	info, err := f.DockerAPI.ContainerExecInspect(ctx, execID)
+	if err != nil {
+		return types.HijackedResponse{}, err
+	}
+	if err := f.DockerAPI.ContainerKill(ctx, info.ContainerID, "KILL"); err != nil {
+		return types.HijackedResponse{}, err
+	}
+	waitC, errC := f.DockerAPI.ContainerWait(ctx, info.ContainerID, container.WaitConditionNotRunning)
+	select {
+	case <-waitC:
+	case err := <-errC:
+		return types.HijackedResponse{}, err
+	}
+	engine, caller := net.Pipe()
+	go func() {
+		w := stdcopy.NewStdWriter(engine, stdcopy.Stdout)
+		_, _ = w.Write([]byte("cannot exec in a stopped state: unknown\r\n"))
+		_ = engine.Close()
+	}()
+	return types.HijackedResponse{Conn: caller, Reader: bufio.NewReader(caller)}, nil
+}
+
+// TestExecInStoppedContainer: a command that cannot start because the
+// container has stopped is an infrastructure error, never a result that
+// reads as a command that printed the engine's message and exited 0.
+func TestExecInStoppedContainer(t *testing.T) {
+	c := newClient(t)
+	echo := sandbox.ExecRequest{Cmd: []string{"echo", "back"}}
+
+	t.Run("stopped before the exec", func(t *testing.T) {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		require.NoError(t, sb.Kill(context.Background(), "KILL"))
+		_, err := sb.Exec(context.Background(), echo)
+		require.ErrorIs(t, err, sandbox.ErrNotRunning)
+	})
+
+	for _, tc := range []struct {
+		op        string
+		keepsExec bool
+	}{{"Exec", false}, {"Exec", true}, {"CopyIn", false}, {"CopyIn", true}} {
+		op := tc.op
+		t.Run(fmt.Sprintf("stopped while the exec starts/%s/engine keeps exec %v", op, tc.keepsExec), func(t *testing.T) {
+			armed := new(atomic.Bool)
+			api := stopsBeforeExecStart{DockerAPI: c.API(), armed: armed, keepsExec: tc.keepsExec}
+			rc, err := sandbox.New(sandbox.WithDockerAPI(api), sandbox.WithSession(c.Session()))
+			require.NoError(t, err)
+			sb := createT(t, rc, sandbox.Spec{Policy: sandbox.AllowAll()})
+			armed.Store(true)
+			if op == "Exec" {
+				res, err := sb.Exec(context.Background(), echo)
+				require.ErrorIs(t, err, sandbox.ErrNotRunning, "result: exit %d, stdout %q", res.ExitCode, res.Stdout.String())
+				assert.Contains(t, err.Error(), "cannot exec in a stopped state")
+				return
+			}
+			// A copy into tmpfs runs tar in the container.
+			_, err = sb.CopyIn(context.Background(), sandbox.CopyInRequest{Tar: tarOf(t, map[string]string{"f.txt": "x"}), Dest: "/tmp"})
+			require.ErrorIs(t, err, sandbox.ErrNotRunning)
 		})
 	}
 }
