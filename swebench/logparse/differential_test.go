@@ -33,6 +33,11 @@ var fragments = []string{
 	"[junit] [ERR] ", " > ", "System check identified no issues (0 silenced)", "Internal Server Error: /", "/\nok",
 	"Testing against Django installed in ", " silenced).", "\nok", "Applying sites.0002_alter_domain_unique...test_no_migrations",
 	"--version is equivalent to version", "é", "ü", "日本", "\u0085", "\u2028", "[PASSED] ", "[FAILED] ",
+	"[ok]: ", "[err]: ", "[skip]: ", "[ignore]: ", " in tests/unit/x.tcl", " (12 ms)", "PASS: ", "FAIL: ", "pass ", "skip ",
+	"[       OK ] ", "[  FAILED  ] ", "S.t", "(0 ms)", "✘", "↩", "Suite (App\\SuiteTest)", "=", " = 0.00 s = ", ".",
+	"F", "E", "O", "Ex", "test: ", " - passed", " - failed", "..", " .", "<doctest>", "</doctest>",
+	"<doctest binary=\"t\">", "<TestCase name=\"c\">", "<TestCase>", "</TestCase>", "<SubCase name=\"s\">",
+	"<SubCase>", "</SubCase>", "<Expression success=\"true\"/>", "<Expression success=\"false\"/>", "<OverallResults/>",
 }
 
 func randomLog(r *rand.Rand) string {

@@ -22,7 +22,13 @@
 //	}
 //	fmt.Println(m["test_ok (app.tests.ModelTests)"]) // PASSED
 //
+// Every official parser is here: the Python ones, and those of Go, Rust,
+// Java, JavaScript, C/C++ (redis, jq, doctest, micropython_test,
+// googletest), PHP (phpunit) and Ruby (minitest, cucumber, ruby_unit,
+// rspec_transformed_json; jekyll's choice between two of them is made by
+// [ForInstance]).
+//
 // Where the official parser raises (seaborn under v4 on a bare status line,
-// django on a lone "FAIL:" line, ...), the parser returns an error wrapping
+// django on a lone "FAIL:" line, doctest on malformed XML, ...), the parser returns an error wrapping
 // [ErrParserRaised], since the official harness then writes no report.
 package logparse

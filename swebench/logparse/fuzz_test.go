@@ -10,8 +10,8 @@ import (
 )
 
 // FuzzParsers runs a parser (picked by the first argument) under both rule
-// sets: none may panic, and the only error is the official parser's
-// IndexError.
+// sets: none may panic, and the only error is one where the official
+// parser raises.
 func FuzzParsers(f *testing.F) {
 	names := logparse.Names()
 	captures, _ := filepath.Glob("testdata/captures/*.log")

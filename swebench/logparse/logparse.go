@@ -52,9 +52,9 @@ func (r Rules) Valid() bool { return r == V4 || r == V5 }
 type Parser func(log string, rules Rules) (StatusMap, error)
 
 // ErrParserRaised marks a log on which the official parser raises an
-// exception (IndexError), which makes the official harness drop the
-// instance as an error instead of grading it.
-var ErrParserRaised = errors.New("official parser raises IndexError")
+// exception (IndexError, or ParseError on malformed XML), which makes the
+// official harness drop the instance as an error instead of grading it.
+var ErrParserRaised = errors.New("official parser raises an exception")
 
 var registry = map[string]Parser{
 	// Python (swebench/harness/log_parsers/python.py)
@@ -82,6 +82,19 @@ var registry = map[string]Parser{
 	"react_pdf": parseReactPDF,
 	"calypso":   parseCalypso,
 	"p5js":      parseP5js,
+	// C and C++
+	"redis":            parseRedis,
+	"jq":               parseJq,
+	"doctest":          parseDoctest,
+	"micropython_test": parseMicropython,
+	"googletest":       parseGoogletest,
+	// PHP
+	"phpunit": parsePhpunit,
+	// Ruby
+	"minitest":               parseMinitest,
+	"cucumber":               parseCucumber,
+	"ruby_unit":              parseRubyUnit,
+	"rspec_transformed_json": parseRspecTransformedJSON,
 }
 
 // aliases are the official per-repository names (parse_log_astropy =
@@ -197,6 +210,24 @@ var repoParsers = map[string]string{
 	"axios/axios":           "tap",
 	// immutable-js/immutable-js depends on the instance: see ForInstance.
 	"immutable-js/immutable-js": "jest",
+	// C and C++
+	"redis/redis":             "redis",
+	"valkey-io/valkey":        "redis",
+	"jqlang/jq":               "jq",
+	"nlohmann/json":           "doctest",
+	"micropython/micropython": "micropython_test",
+	"fmtlib/fmt":              "googletest",
+	// PHP
+	"phpoffice/phpspreadsheet":  "phpunit",
+	"laravel/framework":         "phpunit",
+	"php-cs-fixer/php-cs-fixer": "phpunit",
+	"briannesbitt/carbon":       "phpunit",
+	// Ruby. jekyll/jekyll depends on the instance: see ForInstance.
+	"fluent/fluentd":    "ruby_unit",
+	"faker-ruby/faker":  "ruby_unit",
+	"fastlane/fastlane": "rspec_transformed_json",
+	"jordansissel/fpm":  "rspec_transformed_json",
+	"rubocop/rubocop":   "rspec_transformed_json",
 }
 
 // ForRepo returns the official parser name for repo ("owner/name"), or
@@ -208,11 +239,15 @@ func ForRepo(repo string) string {
 	return Default
 }
 
-// ForInstance is [ForRepo] for one instance: immutable-js picks its parser
-// by pull request number (2005 prints Jest's JSON transform, 2006 verbose
-// Jest). The official harness raises for any other immutable-js instance;
-// this returns "" for them.
+// ForInstance is [ForRepo] for one instance. Two repositories pick their
+// parser by pull request number: immutable-js (2005 prints Jest's JSON
+// transform, 2006 verbose Jest) and jekyll (minitest for 9141, 8047 and
+// 8167, cucumber for 8761 and 8771). The official harness raises for any
+// other instance of these; this returns "" for them.
 func ForInstance(repo, instanceID string) string {
+	if repo == "jekyll/jekyll" {
+		return jekyllParser(instanceID)
+	}
 	if repo != "immutable-js/immutable-js" {
 		return ForRepo(repo)
 	}

@@ -193,6 +193,50 @@ func TestQuirks(t *testing.T) {
 		{name: "p5js failures", parser: "p5js",
 			log:  "  1) Rendering\n       draws a line:\n     AssertionError\n{\n \"a\": 1\n}\n",
 			want: sm{"Rendering:draws a line": logparse.FAILED}},
+		// C and C++
+		{name: "redis drops durations, and the file of failures only", parser: "redis",
+			log:  "[ok]: SET and GET (2 ms)\n[err]: EXPIRE works in tests/unit/expire.tcl\n[skip]: DEBUG\n[ok]: SAVE in tests/x.tcl\n",
+			want: sm{"SET and GET": logparse.PASSED, "EXPIRE works": logparse.FAILED, "DEBUG": logparse.SKIPPED, "SAVE in tests/x.tcl": logparse.PASSED}},
+		{name: "jq pass and fail lines", parser: "jq",
+			log:  "PASS: tests/mantest\n  FAIL: tests/jqtest\nPASS:tests/x\n",
+			want: sm{"tests/mantest": logparse.PASSED, "tests/jqtest": logparse.FAILED}},
+		{name: "micropython is case sensitive", parser: "micropython_test",
+			log:  "pass  basics/int.py\nFAIL basics/str.py\nskip extmod/x.py\nPASS basics/y.py\n",
+			want: sm{"basics/int.py": logparse.PASSED, "basics/str.py": logparse.FAILED, "extmod/x.py": logparse.SKIPPED}},
+		{name: "googletest run and summary lines", parser: "googletest",
+			log:  "[ RUN      ] FmtTest.Format\n[       OK ] FmtTest.Format (0 ms)\n[  FAILED  ] FmtTest.Bad (1 ms)\n[  FAILED  ] 1 test, listed below:\n",
+			want: sm{"FmtTest.Format": logparse.PASSED, "FmtTest.Bad": logparse.FAILED}},
+		{name: "doctest subcases pass when every expression succeeded", parser: "doctest",
+			log: "[doctest] run\n<?xml version=\"1.0\"?>\n<doctest binary=\"t\">\n  <TestSuite>\n" +
+				"    <TestCase name=\"parse\" filename=\"a.cpp\">\n      <SubCase name=\"empty\">\n        <Expression success=\"true\"/>\n      </SubCase>\n" +
+				"      <SubCase name=\"bad\">\n        <Expression success=\"true\"/>\n        <SubCase name=\"inner\"><Expression success=\"false\"/></SubCase>\n      </SubCase>\n" +
+				"      <SubCase name=\"none\"/>\n    </TestCase>\n    <TestCase><SubCase name=\"anon\"/></TestCase>\n  </TestSuite>\n</doctest>\ntrailing\n",
+			want: sm{"parse > empty": logparse.PASSED, "parse > bad": logparse.FAILED, "parse > inner": logparse.FAILED,
+				"parse > none": logparse.PASSED, "None > anon": logparse.PASSED}},
+		{name: "doctest without xml", parser: "doctest", log: "[doctest] Status: SUCCESS!\n", want: sm{}},
+		{name: "doctest raises without a closing tag", parser: "doctest",
+			log: "<doctest binary=\"t\">\n<TestCase name=\"a\"/>\n", wantErr: true},
+		{name: "doctest raises on malformed xml", parser: "doctest",
+			log: "<doctest><TestCase name=a></TestCase></doctest>\n", wantErr: true},
+		// PHP
+		{name: "phpunit testdox suites prefix tests, lines unstripped", parser: "phpunit",
+			log: " ✔ Orphan\nCalculator (Tests\\CalculatorTest)\n ✔ Adds numbers\n ✘ Divides by zero\n │ Failed asserting\n ↩ Skips\n  Indented (Not\\ASuite)\n ✔ After\n",
+			want: sm{"None > Orphan": logparse.PASSED, "Calculator > Adds numbers": logparse.PASSED, "Calculator > Divides by zero": logparse.FAILED,
+				"Calculator > Skips": logparse.SKIPPED, "Calculator > After": logparse.PASSED}},
+		// Ruby
+		{name: "minitest needs a dot and a space after the name", parser: "minitest",
+			log:  "TestSite#test_build = 0.01 s = .\nTestFoo. test_x = F\nJekyll::Site. builds = 0.01 s = .\na. b=c E d\n",
+			want: sm{"TestFoo": logparse.FAILED, "Jekyll::Site": logparse.PASSED, "a": logparse.FAILED}},
+		{name: "cucumber progress", parser: "cucumber",
+			log:  "Feature: build ....\nScenario x ...F\n",
+			want: sm{"Feature: build": logparse.PASSED, "Scenario x": logparse.FAILED}},
+		{name: "ruby_unit needs a word boundary after E, F and O", parser: "ruby_unit",
+			log: "test: parse config: .\nTestA#test_b: F\ntest_c: Ok\ntest_d: O\ntest_e: E: .\ntest_f: Eé\ntest_g: E-\n",
+			want: sm{"parse config": logparse.PASSED, "TestA#test_b": logparse.FAILED, "test_d": logparse.SKIPPED,
+				"test_e: E": logparse.PASSED, "test_g": logparse.FAILED}},
+		{name: "rspec transformed json takes the last separator", parser: "rspec_transformed_json",
+			log:  "Foo - does x - passed\nFoo bar - failed\nFoo baz - pending\n",
+			want: sm{"Foo - does x": logparse.PASSED, "Foo bar": logparse.FAILED}},
 	}
 	for _, tc := range cases {
 		rules := []logparse.Rules{tc.rules}
@@ -267,6 +311,17 @@ func TestForRepo(t *testing.T) {
 		{"immutable-js/immutable-js", "immutable-js__immutable-js-2006", "jest"},
 		{"immutable-js/immutable-js", "immutable-js__immutable-js-2005", "jest_json"},
 		{"immutable-js/immutable-js", "immutable-js__immutable-js-1", ""},
+		{"redis/redis", "", "redis"},
+		{"valkey-io/valkey", "", "redis"},
+		{"nlohmann/json", "", "doctest"},
+		{"fmtlib/fmt", "", "googletest"},
+		{"laravel/framework", "", "phpunit"},
+		{"fluent/fluentd", "", "ruby_unit"},
+		{"rubocop/rubocop", "", "rspec_transformed_json"},
+		{"jekyll/jekyll", "jekyll__jekyll-9141", "minitest"},
+		{"jekyll/jekyll", "jekyll__jekyll-8771", "cucumber"},
+		{"jekyll/jekyll", "jekyll__jekyll-1", ""},
+		{"jekyll/jekyll", "jekyll", ""},
 	} {
 		t.Run(tc.repo+tc.instance, func(t *testing.T) {
 			got := logparse.ForInstance(tc.repo, tc.instance)

@@ -14,6 +14,7 @@ _is_skip_summary, pytest_v2 full names, the seaborn guard).
 import json
 import re
 import sys
+import xml.etree.ElementTree as ET
 
 STATUSES = ["FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL"]
 SKIP_COUNT = re.compile(r"^\[\d+\]$")
@@ -437,6 +438,89 @@ def jest_json(log, v5):
     return m
 
 
+# C/C++, PHP and Ruby (c.py, php.py, ruby.py).
+
+
+def line_map(log, pattern, outcomes, name_fn=None):
+    """re.match of pattern on every stripped line; group 1 is the outcome
+    token looked up in outcomes, group 2 the name (tokens not in outcomes
+    record nothing)."""
+    m = {}
+    for line in log.split("\n"):
+        found = re.match(pattern, line.strip())
+        if found and found.group(1) in outcomes:
+            name = found.group(2)
+            if name_fn:
+                name = name_fn(found.group(1), name)
+            m[name] = outcomes[found.group(1)]
+    return m
+
+
+def redis(log, v5):
+    def drop_file(outcome, name):
+        return re.sub(r"\s+in\s+\S+$", "", name) if outcome == "err" else name
+    return line_map(log, r"^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$",
+                    {"ok": "PASSED", "err": "FAILED", "skip": "SKIPPED", "ignore": "SKIPPED"}, drop_file)
+
+
+def jq(log, v5):
+    return line_map(log, r"^\s*(PASS|FAIL):\s(.+)$", {"PASS": "PASSED", "FAIL": "FAILED"})
+
+
+def micropython_test(log, v5):
+    return line_map(log, r"^(pass|FAIL|skip)\s+(.+)$", {"pass": "PASSED", "FAIL": "FAILED", "skip": "SKIPPED"})
+
+
+def googletest(log, v5):
+    return line_map(log, r"^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$", {"OK": "PASSED", "FAILED": "FAILED"})
+
+
+def doctest(log, v5):
+    m = {}
+    first = log.find("<doctest")
+    last = log.find("</doctest>", first) + len("</doctest>") if first != -1 else -1
+    if first == -1 or last == -1:
+        return m
+    root = ET.fromstring(log[first:last])
+    for case in root.findall(".//TestCase"):
+        for sub in case.findall(".//SubCase"):
+            ok = all(e.get("success") == "true" for e in sub.findall(".//Expression"))
+            m[f"{case.get('name')} > {sub.get('name')}"] = "PASSED" if ok else "FAILED"
+    return m
+
+
+def phpunit(log, v5):
+    m = {}
+    suite = None
+    for line in log.split("\n"):
+        head = re.match(r"^(\w.+) \(.+\)$", line)
+        if head:
+            suite = head.group(1)
+            continue
+        test = re.match(r"^\s*([✔✘↩])\s*(.*)$", line)
+        if test:
+            m[f"{suite} > {test.group(2)}"] = {"✔": "PASSED", "✘": "FAILED", "↩": "SKIPPED"}[test.group(1)]
+    return m
+
+
+def swap(pattern, outcomes):
+    """line_map for patterns whose name is group 1 and outcome group 2."""
+    def parse(log, v5):
+        m = {}
+        for line in log.split("\n"):
+            found = re.match(pattern, line.strip())
+            if found and found.group(2) in outcomes:
+                m[found.group(1)] = outcomes[found.group(2)]
+        return m
+    return parse
+
+
+minitest = swap(r"^(.+)\. .*=.*(\.|F|E).*$", {".": "PASSED", "F": "FAILED", "E": "FAILED"})
+cucumber = swap(r"^(.*) \.+(\.|F)", {".": "PASSED", "F": "FAILED"})
+ruby_unit = swap(r"^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)", {".": "PASSED", "E": "FAILED", "F": "FAILED", "O": "SKIPPED"})
+rspec_transformed_json = swap(r"(.+) - (passed|failed)", {"passed": "PASSED", "failed": "FAILED"})
+
+
 def main():
     cases = json.load(sys.stdin)
     out = []
@@ -444,7 +528,7 @@ def main():
         fn = globals()[case["parser"]]
         try:
             out.append({"map": fn(case["log"], case["rules"] == "v5")})
-        except (IndexError, AttributeError) as e:
+        except (IndexError, AttributeError, ET.ParseError) as e:
             out.append({"error": type(e).__name__})
     json.dump(out, sys.stdout)
 
