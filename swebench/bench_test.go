@@ -20,20 +20,25 @@ import (
 // sandbox, copies, patch application, grading and teardown; with -v it logs
 // the first instance's run_instance.log, whose timestamps show each step.
 // The log-diffs sub-benchmark adds the two `git diff` runs the official
-// harness logs around the tests (Config.LogDiffs).
+// harness logs around the tests (Config.LogDiffs); share-objects lets the
+// checkout borrow the source's objects instead of packing the base
+// commit's (Config.ShareObjects).
 //
 //	go test ./swebench -run '^$' -bench InstanceOverhead -benchtime 8x -v
 func BenchmarkInstanceOverhead(b *testing.B) {
-	for _, logDiffs := range []bool{false, true} {
-		name := "default"
-		if logDiffs {
-			name = "log-diffs"
-		}
-		b.Run(name, func(b *testing.B) { benchmarkOverhead(b, logDiffs) })
+	for _, v := range []struct {
+		name string
+		set  func(*swebench.Config)
+	}{
+		{"default", func(*swebench.Config) {}},
+		{"log-diffs", func(c *swebench.Config) { c.LogDiffs = true }},
+		{"share-objects", func(c *swebench.Config) { c.ShareObjects = true }},
+	} {
+		b.Run(v.name, func(b *testing.B) { benchmarkOverhead(b, v.set) })
 	}
 }
 
-func benchmarkOverhead(b *testing.B, logDiffs bool) {
+func benchmarkOverhead(b *testing.B, set func(*swebench.Config)) {
 	f := newFixture(b)
 	base := f.dataset[0]
 	var overhead, total []time.Duration
@@ -45,7 +50,8 @@ func benchmarkOverhead(b *testing.B, logDiffs bool) {
 		inst.InstanceID = id
 		f.dataset = []dataset.Instance{inst}
 		cfg := f.config(b, fmt.Sprintf("bench-%d", n), []dataset.Prediction{pred(id, goldPatch)})
-		cfg.MaxWorkers, cfg.LogDiffs = 1, logDiffs
+		cfg.MaxWorkers = 1
+		set(&cfg)
 		res, err := swebench.Evaluate(context.Background(), cfg)
 		require.NoError(b, err)
 		require.Len(b, res.Instances, 1)

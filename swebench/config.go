@@ -102,6 +102,15 @@ type Config struct {
 	// a local socket (tcp://...), whose containers cannot see this
 	// machine's files; off otherwise.
 	CopyWorkspace bool
+	// ShareObjects lets each workspace's .git borrow the repository
+	// source's objects (git alternates, the objects directory mounted
+	// read-only) instead of carrying its own pack of the base commit's
+	// objects. It saves about a tenth of a second per instance on a
+	// 5,000-file repository, but the tests can then read every commit of
+	// the source, later ones included, and with them the upstream fix.
+	// The official images hold no commit after the base commit. Off by
+	// default; ignored when the workspace is copied.
+	ShareObjects bool
 
 	// Sandboxes are the engines instances run on, round-robin; several
 	// spread the load over several Docker hosts. Default: one client from

@@ -266,7 +266,9 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 	copyIn := e.cfg.CopyWorkspace || !sharesHostFiles(client)
 	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
 	user, owner := workspaceUser()
-	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.BaseCommit, Dir: ws, Owner: owner}
+	// Unless objects are shared, the checkout carries a pack of the base
+	// commit's objects and nothing later: the tests cannot read the fix.
+	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.BaseCommit, Dir: ws, Owner: owner, SelfContained: !e.cfg.ShareObjects}
 	if copyIn {
 		// The copy carries the objects it needs and is owned by root,
 		// the user of the volume's sandbox.
@@ -296,8 +298,8 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		Image: ts.Image, Workspace: ws, WorkspaceTarget: spec.RepoDir, WorkingDir: spec.RepoDir,
 		User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
 	}
-	// The workspace's .git borrows the source's objects by absolute path;
-	// mount them read-only at that same path.
+	// With ShareObjects, the workspace's .git borrows the source's objects
+	// by absolute path; mount them read-only at that same path.
 	for _, d := range co.ObjectsDirs {
 		s.Mounts = append(s.Mounts, sandbox.Mount{Type: "bind", Source: d, Target: d, ReadOnly: true})
 	}

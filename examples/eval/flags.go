@@ -38,6 +38,7 @@ type runOptions struct {
 	LogDir         string
 	DockerHosts    []string
 	KeepWorkspaces bool
+	ShareObjects   bool
 	Runtime        string
 	Verbose        bool
 
@@ -118,6 +119,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.DockerHosts) }},
 	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KeepWorkspaces) }},
+	{names: []string{"share_objects"}, arg: "", swebox: true, usage: "workspace mode: let checkouts borrow the repository's objects read-only instead of carrying the base commit's; faster, but the tests can read later commits, the fix included",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.ShareObjects) }},
 	{names: []string{"runtime"}, arg: "NAME", swebox: true, usage: "OCI runtime of every container, e.g. runsc (gVisor); default the engine's",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Runtime) }},
 	{names: []string{"verbose", "v"}, arg: "", swebox: true, usage: "log what the evaluator does to stderr",
@@ -221,7 +224,7 @@ func (o *runOptions) validate() error {
 		return usagef("--log_dir must not be empty")
 	}
 	if o.prebuiltRequested() {
-		for _, name := range []string{"repos", "image", "image_map", "keep_workspaces"} {
+		for _, name := range []string{"repos", "image", "image_map", "keep_workspaces", "share_objects"} {
 			if o.set[name] {
 				return usagef("--%s applies to workspace mode, but --%s selects prebuilt mode", name, o.prebuiltFlag())
 			}
@@ -262,7 +265,7 @@ func (o *runOptions) workspaceRequested() bool {
 	if o.set["namespace"] && noneNamespace(o.Namespace) {
 		return true
 	}
-	return o.set["repos"] || o.set["image"] || o.set["image_map"] || o.set["keep_workspaces"]
+	return o.set["repos"] || o.set["image"] || o.set["image_map"] || o.set["keep_workspaces"] || o.set["share_objects"]
 }
 
 // chooseMode decides how repositories reach the containers:

@@ -194,6 +194,7 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		ImageTag:       o.InstanceImageTag,
 		SpecOverrides:  o.SpecOverrides,
 		KeepWorkspaces: o.KeepWorkspaces,
+		ShareObjects:   o.ShareObjects,
 		Runtime:        o.Runtime,
 		Logger:         logger,
 	}

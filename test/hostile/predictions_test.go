@@ -388,22 +388,6 @@ def pytest_terminal_summary(terminalreporter):
 				assert.NoFileExists(t, filepath.Join(env.canaryDir, "absolute"))
 			}},
 
-		// The source repository's objects are mounted so that the workspace's
-		// .git can borrow them; read-only.
-		{name: "objects", rules: swebench.RulesV5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, `import os
-
-
-def pytest_sessionstart(session):
-    alt = open(".git/objects/info/alternates").read().split()[0]
-    try:
-        with open(os.path.join(alt, "evil"), "w") as f:
-            f.write("x")
-        print("OBJECTS: written", flush=True)
-    except OSError as e:
-        print(f"OBJECTS: blocked errno={e.errno}", flush=True)
-`),
-			output: []string{fmt.Sprintf("OBJECTS: blocked errno=%d", syscall.EROFS)}},
 	}
 }
 
