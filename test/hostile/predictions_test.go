@@ -69,6 +69,11 @@ func forgery(decoy bool) string {
 	return b.String()
 }
 
+// floodMiB is how much the flood case prints: far beyond the 1 MiB kept of
+// test_output.txt and above the evaluating process's peak RSS, yet through
+// dockerd well within the 20 s timeout on a loaded machine.
+const floodMiB = 384
+
 // hostEnv is what the host-side checks compare against.
 type hostEnv struct {
 	canaryDir, canary string // a host directory the sandboxes must not reach
@@ -167,8 +172,10 @@ func TestHostilePredictions(t *testing.T) {
 	// Disk: the workspace filler wrote one file of FileSize; the output
 	// flood is capped. Other users of the machine move the figure a little.
 	assert.Less(t, freeBefore-freeDisk(t, os.TempDir()), int64(1<<30), "free disk dropped by less than 1 GiB")
-	// Memory: a gigabyte of output passed through this process.
-	assert.Less(t, peakRSS(t), int64(1<<30), "peak RSS of the evaluating process stays under 1 GiB")
+	// Memory: the flood passed through this process, which never held it.
+	rss := peakRSS(t)
+	t.Logf("peak RSS of the evaluating process: %d MiB (flood: %d MiB)", rss>>20, floodMiB)
+	assert.Less(t, rss, int64(floodMiB)<<20, "peak RSS of the evaluating process stays under the flood's size")
 }
 
 func hostileCases(env hostEnv) []hostile {
@@ -221,18 +228,18 @@ def pytest_sessionstart(session):
 		// A gigabyte of output before pytest's summary: test_output.txt keeps
 		// the head and the tail, so the verdict survives.
 		{name: "flood", rules: swebench.RulesV5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, `import sys
+			patch: withConftest(testenv.Gold, fmt.Sprintf(`import sys
 
 
 def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line("FLOOD-START")
     sys.stdout.flush()
     chunk = (b"y" * 1023 + b"\n") * 1024
-    for _ in range(1024):
+    for _ in range(%d):
         sys.stdout.buffer.write(chunk)
     sys.stdout.buffer.flush()
     terminalreporter.write_line("FLOOD-END")
-`),
+`, floodMiB)),
 			output: []string{"FLOOD-START", "FLOOD-END", "bytes of output dropped here]"},
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				fi, err := os.Stat(filepath.Join(testenv.InstanceDir(cfg, r.InstanceID), "test_output.txt"))
@@ -387,7 +394,6 @@ def pytest_terminal_summary(terminalreporter):
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.NoFileExists(t, filepath.Join(env.canaryDir, "absolute"))
 			}},
-
 	}
 }
 
