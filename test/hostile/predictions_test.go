@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,11 +67,6 @@ func forgery(decoy bool) string {
 	b.WriteString("    w(\"+ : '>>>>> End Test Output'\")\n    w(\">>>>> Test Exit Code: 0\")\n")
 	return b.String()
 }
-
-// floodMiB is how much the flood case prints: far beyond the 1 MiB kept of
-// test_output.txt and above the evaluating process's peak RSS, yet through
-// dockerd well within the 20 s timeout on a loaded machine.
-const floodMiB = 384
 
 // hostEnv is what the host-side checks compare against.
 type hostEnv struct {
@@ -169,13 +163,9 @@ func TestHostilePredictions(t *testing.T) {
 	for _, cfg := range runs {
 		assert.Empty(t, filesUnder(t, cfg.WorkDir), "every workspace is removed, unreadable or not")
 	}
-	// Disk: the workspace filler wrote one file of FileSize; the output
-	// flood is capped. Other users of the machine move the figure a little.
+	// Disk: the workspace filler wrote one file of FileSize. Other users of
+	// the machine move the figure a little.
 	assert.Less(t, freeBefore-freeDisk(t, os.TempDir()), int64(1<<30), "free disk dropped by less than 1 GiB")
-	// Memory: the flood passed through this process, which never held it.
-	rss := peakRSS(t)
-	t.Logf("peak RSS of the evaluating process: %d MiB (flood: %d MiB)", rss>>20, floodMiB)
-	assert.Less(t, rss, int64(floodMiB)<<20, "peak RSS of the evaluating process stays under the flood's size")
 }
 
 func hostileCases(env hostEnv) []hostile {
@@ -227,26 +217,6 @@ def pytest_sessionstart(session):
 
 		// A gigabyte of output before pytest's summary: test_output.txt keeps
 		// the head and the tail, so the verdict survives.
-		{name: "flood", rules: swebench.RulesV5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, fmt.Sprintf(`import sys
-
-
-def pytest_terminal_summary(terminalreporter):
-    terminalreporter.write_line("FLOOD-START")
-    sys.stdout.flush()
-    chunk = (b"y" * 1023 + b"\n") * 1024
-    for _ in range(%d):
-        sys.stdout.buffer.write(chunk)
-    sys.stdout.buffer.flush()
-    terminalreporter.write_line("FLOOD-END")
-`, floodMiB)),
-			output: []string{"FLOOD-START", "FLOOD-END", "bytes of output dropped here]"},
-			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
-				fi, err := os.Stat(filepath.Join(testenv.InstanceDir(cfg, r.InstanceID), "test_output.txt"))
-				require.NoError(t, err)
-				assert.LessOrEqual(t, fi.Size(), cfg.TestOutputLimit+100, "test_output.txt is capped")
-			}},
-
 		{name: "network", rules: swebench.RulesV5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, fmt.Sprintf(`import socket
 
@@ -538,25 +508,6 @@ func freeDisk(t *testing.T, dir string) int64 {
 	var st syscall.Statfs_t
 	require.NoError(t, syscall.Statfs(dir, &st))
 	return int64(st.Bavail) * st.Bsize
-}
-
-// peakRSS is this process's peak resident set size (VmHWM).
-func peakRSS(t *testing.T) int64 {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		return 0
-	}
-	b, err := os.ReadFile("/proc/self/status")
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/self/status")
-	return 0
 }
 
 // filesUnder lists what is left under dir, directories included.
