@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -16,16 +15,6 @@ import (
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench/grade"
 )
-
-// buildEval builds the eval command into a temporary directory.
-func buildEval(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "eval")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/swebox/swebox/examples/eval").CombinedOutput()
-	require.NoError(t, err, string(out))
-	return bin
-}
 
 // script runs one of the scripts with $EVAL set and returns its combined
 // output and exit status.
@@ -91,7 +80,7 @@ func TestRunShardsGold(t *testing.T) {
 	}
 	requireBash(t)
 	engineHost(t)
-	eval := buildEval(t)
+	eval := testenv.BuildEval(t)
 	ds, _, repos := exportDemo(t, eval)
 	out := filepath.Join(t.TempDir(), "out")
 
@@ -122,7 +111,7 @@ func TestRunShardsResumeAfterFailure(t *testing.T) {
 	}
 	requireBash(t)
 	host := engineHost(t)
-	eval := buildEval(t)
+	eval := testenv.BuildEval(t)
 	ds, preds, repos := exportDemo(t, eval)
 	out := filepath.Join(t.TempDir(), "out")
 	flags := append([]string{"--", "-d", ds, "-p", preds, "--repos", repos, "--run_id", "resume",
@@ -160,7 +149,7 @@ func TestRunShardsResumeAfterFailure(t *testing.T) {
 // merge-shards.sh checks the shard set before merging; no engine needed.
 func TestMergeShardsRefuses(t *testing.T) {
 	requireBash(t)
-	eval := buildEval(t)
+	eval := testenv.BuildEval(t)
 	report := func(ids ...string) []byte {
 		in := grade.RunInput{Predictions: map[string]grade.Prediction{}, Reports: map[string][]byte{}}
 		for _, id := range ids {

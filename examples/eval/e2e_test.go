@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -182,10 +181,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Skip("runs containers")
 	}
 	skipWithoutEngine(t)
-	bin := filepath.Join(t.TempDir(), "eval")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := testenv.BuildEval(t)
 
 	runID := fmt.Sprintf("interrupt-%d", time.Now().UnixNano())
 	logDir := t.TempDir()
