@@ -380,7 +380,7 @@ func (r *objectReader) packed(pi int, off int64, depth int, transient bool) (plu
 		default:
 			bt, base, err = r.packed(loc.pack, loc.offset, depth+1, false)
 			if err == nil {
-				r.store.bases.put(baseKey{loc.pack, loc.offset}, bt, base)
+				r.store.bases.put(baseKey(loc), bt, base)
 			}
 		}
 	}
