@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/logparse"
 )
 
 // Mode says how the repository reaches the container.
@@ -30,7 +31,8 @@ const (
 	SourceOfficial Source = "official"
 	// SourceRepoFallback: the repository is in the official table but this
 	// version is not (the official harness raises KeyError); the entry of
-	// the repository's latest version was used.
+	// the repository's latest version was used, or for a non-Python table
+	// of one entry, that entry (as upstream resolves it).
 	SourceRepoFallback Source = "repo-fallback"
 	// SourceDefault: the repository is in no table: "pytest -rA <test
 	// files>" and the pytest parser.
@@ -62,7 +64,8 @@ type TestSpec struct {
 	// image for this repository): the caller decides.
 	Image string
 	// TestCmd is the test command without directives; TestCommand joins
-	// them.
+	// them. Where the official spec lists several test commands (non-Python
+	// repositories) they are joined with newlines: one line each in eval.sh.
 	TestCmd    string
 	Directives []string
 	// Parser names the log parser (swebench/logparse); "" for humaneval,
@@ -244,6 +247,15 @@ var hexCommit = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 // official table (or, for a repository in no table, "pytest -rA" and the
 // pytest parser), the row's own eval_script/log_parser/eval_type (v5), and
 // the override file.
+//
+// A non-Python repository's table gives ScriptCommon, its test commands and
+// build commands, no directives and the parser of logparse.ForInstance. A
+// version missing from such a table takes the latest version's entry where
+// versions are release lines (the Multimodal JavaScript repositories), as
+// for the Python tables; where they are pull request numbers it is an error
+// wrapping ErrUnknownVersion (each entry names one pull request's tests, so
+// another's would run the wrong tests), unless the table has a single entry,
+// the row carries its own eval_script, or the override file sets test_cmd.
 func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 	c := config{mode: ModePrebuilt, namespace: "swebench", tag: "latest", rules: RulesV5}
 	for _, o := range opts {
@@ -277,6 +289,7 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 	}
 
 	style := DirectivesFiles
+	var missing error
 	if t := tables[inst.Repo]; t != nil {
 		style = t.directives
 		s.Parser = t.parser
@@ -290,6 +303,21 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 		s.TestCmd, s.Install, s.Python, s.NanoCPUs = vs.testCmd, vs.install, vs.python, vs.nanoCPUs
 		s.PreInstall = append([]string(nil), vs.preInstall...)
 		s.EvalCommands = append([]string(nil), vs.evalCommands...)
+	} else if cs, fallback, ok, err := lookupCommon(inst.Repo, inst.Version); ok {
+		// Upstream's script for these repositories appends no directives.
+		style = DirectivesNone
+		s.Script = ScriptCommon
+		s.Parser = logparse.ForInstance(inst.Repo, inst.InstanceID)
+		s.Source = SourceOfficial
+		s.TestCmd = cs.testCmd()
+		s.Build = append([]string(nil), cs.build...)
+		if fallback != "" {
+			s.Source = SourceRepoFallback
+			s.Notes = append(s.Notes, fmt.Sprintf("version %q of %s is not in the official table; using the entry of version %s", inst.Version, inst.Repo, fallback))
+		}
+		// Checked once the row and the override file have had their say:
+		// either may supply the test command.
+		missing = err
 	} else {
 		s.TestCmd, s.Parser, s.Source = testPytest, ParserPytest, SourceDefault
 	}
@@ -305,13 +333,17 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 		s.EvalType = inst.EvalType
 	}
 
+	repoWide, versioned := c.overrides.lookup(inst.Repo, inst.Version)
 	if c.overrides != nil {
-		repoWide, versioned := c.overrides.lookup(inst.Repo, inst.Version)
 		repoWide.apply(&s, &style)
 		versioned.apply(&s, &style)
 		if s.DatasetScript != "" && s.Source == SourceOverride {
 			s.Notes = append(s.Notes, "the row carries its own eval_script, so the override's test_cmd, install and eval_commands do not reach eval.sh")
 		}
+	}
+	overrideCmd := (repoWide != nil && repoWide.TestCmd != nil) || (versioned != nil && versioned.TestCmd != nil)
+	if missing != nil && s.DatasetScript == "" && !overrideCmd {
+		return TestSpec{}, fmt.Errorf("spec for %s: %w", inst.InstanceID, missing)
 	}
 	s.Directives = Directives(inst.TestPatch, style)
 	for _, w := range append(append([]string(nil), s.TestFiles...), s.Directives...) {
