@@ -17,7 +17,9 @@ import (
 
 // teardownTimeout bounds the engine calls that clean up after a sandbox or a
 // command, which run on their own context because the caller's may be done.
-const teardownTimeout = 30 * time.Second
+// It is generous: an engine removing a hundred containers at once on a slow
+// storage driver took over 30 s to answer one removal.
+const teardownTimeout = 2 * time.Minute
 
 // keepalive is the main process of a sandbox: it idles until stopped.
 // Waiting on a background sleep lets the TERM trap run at once, so Stop does
