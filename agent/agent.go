@@ -13,11 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/agent/secrets"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -42,9 +43,18 @@ const (
 	DefaultMaxArtifactBytes = 32 << 20
 )
 
+// ScriptDir is where sandboxes see the library's scripts (the launcher and
+// the test-case harness), read-only; their frames in a traceback are not the
+// user's.
+const ScriptDir = "/opt/swebox"
+
+// teardownTimeout bounds the engine calls of Close, which runs on a context
+// of its own.
+const teardownTimeout = 2 * time.Minute
+
 // Paths inside a sandbox.
 const (
-	libTarget    = "/opt/swebox" // the scripts, read-only
+	libTarget    = ScriptDir
 	venvTarget   = sandbox.WorkspaceDir + "/.venv"
 	egressTarget = "/run/swebox/egress"   // the egress proxy's socket directory, read-only
 	secretsRoot  = "/tmp/.swebox"         // secrets live on the /tmp tmpfs, never on disk
@@ -74,7 +84,7 @@ type Manager struct {
 	envDir    string
 	idle      time.Duration
 	reapEvery time.Duration
-	resolver  SecretResolver
+	resolver  secrets.Resolver
 	fetch     *http.Client
 	fetchMax  int64
 	now       func() time.Time
@@ -95,20 +105,21 @@ type config struct {
 	log       *slog.Logger
 	idle      time.Duration
 	reapEvery time.Duration
-	resolver  SecretResolver
+	resolver  secrets.Resolver
 	fetch     *http.Client
 	fetchMax  int64
 	now       func() time.Time
 }
 
-// Option configures a Manager.
+// Option configures a Manager. New applies the options in order; a bad
+// value is an *OptionError naming the option.
 type Option func(*config) error
 
 // WithImage sets the image of sandboxes that name none. Default: DefaultImage.
 func WithImage(ref string) Option {
 	return func(c *config) error {
 		if ref == "" {
-			return errors.New("WithImage: empty image")
+			return optErr("WithImage", "empty image")
 		}
 		c.image = ref
 		return nil
@@ -132,7 +143,7 @@ func WithEnvCache(dir string) Option {
 func absDirOption(name, dir string, set func(*config)) Option {
 	return func(c *config) error {
 		if !filepath.IsAbs(dir) {
-			return fmt.Errorf("%s: %q is not an absolute path", name, dir)
+			return optErr(name, "%q is not an absolute path", dir)
 		}
 		set(c)
 		return nil
@@ -144,7 +155,7 @@ func absDirOption(name, dir string, set func(*config)) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {
-			return errors.New("WithLogger: nil logger")
+			return optErr("WithLogger", "nil logger")
 		}
 		c.log = l
 		return nil
@@ -156,7 +167,7 @@ func WithLogger(l *slog.Logger) Option {
 func WithIdleTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
-			return fmt.Errorf("WithIdleTimeout: %v is not positive", d)
+			return optErr("WithIdleTimeout", "%v is not positive", d)
 		}
 		c.idle = d
 		return nil
@@ -169,7 +180,7 @@ func WithIdleTimeout(d time.Duration) Option {
 func WithReapInterval(d time.Duration) Option {
 	return func(c *config) error {
 		if d == 0 {
-			return errors.New("WithReapInterval: zero interval")
+			return optErr("WithReapInterval", "zero interval")
 		}
 		c.reapEvery = d
 		return nil
@@ -177,11 +188,11 @@ func WithReapInterval(d time.Duration) Option {
 }
 
 // WithSecretResolver sets what turns secret names into values. Default:
-// none; asking for a secret is then an error.
-func WithSecretResolver(r SecretResolver) Option {
+// none; asking for a secret is then an error wrapping ErrNoResolver.
+func WithSecretResolver(r secrets.Resolver) Option {
 	return func(c *config) error {
 		if r == nil {
-			return errors.New("WithSecretResolver: nil resolver")
+			return optErr("WithSecretResolver", "nil resolver")
 		}
 		c.resolver = r
 		return nil
@@ -194,7 +205,7 @@ func WithSecretResolver(r SecretResolver) Option {
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {
-			return errors.New("WithHTTPClient: nil client")
+			return optErr("WithHTTPClient", "nil client")
 		}
 		c.fetch = hc
 		return nil
@@ -206,7 +217,7 @@ func WithHTTPClient(hc *http.Client) Option {
 func WithFetchLimit(n int64) Option {
 	return func(c *config) error {
 		if n <= 0 {
-			return fmt.Errorf("WithFetchLimit: %d is not positive", n)
+			return optErr("WithFetchLimit", "%d is not positive", n)
 		}
 		c.fetchMax = n
 		return nil
@@ -232,7 +243,7 @@ func New(c *sandbox.Client, opts ...Option) (*Manager, error) {
 		cfg.reapEvery = min(cfg.idle/4, time.Minute)
 	}
 	if cfg.fetch == nil {
-		cfg.fetch = guardedHTTPClient()
+		cfg.fetch = egress.PublicClient()
 	}
 	m := &Manager{
 		c: c, log: cfg.log, image: cfg.image, idle: cfg.idle, reapEvery: cfg.reapEvery,
@@ -268,13 +279,9 @@ func (m *Manager) initState(cfg config) error {
 	if err := os.MkdirAll(m.stateDir, 0o755); err != nil {
 		return fmt.Errorf("create state directory: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(m.stateDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockDir(m.stateDir)
 	if err != nil {
-		return fmt.Errorf("lock state directory: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return fmt.Errorf("%w: %s: %v", ErrStateDirBusy, m.stateDir, err)
+		return err
 	}
 	m.lock = lock
 	sum := sha256.Sum256([]byte(m.stateDir))
@@ -340,7 +347,7 @@ func (m *Manager) Close() error {
 		close(m.stop)
 		<-m.stopped
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
 	defer cancel()
 	var errs []error
 	for _, s := range sessions {

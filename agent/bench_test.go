@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func hardenedRun(extra ...string) []string {
 func timeCLI(b *testing.B, args []string, want string) {
 	b.Helper()
 	if _, err := exec.LookPath("docker"); err != nil {
-		b.Skip("docker CLI not installed")
+		cienv.Skip(b, "docker CLI not installed")
 	}
 	b.Logf("docker %s", strings.Join(args, " "))
 	var d []time.Duration

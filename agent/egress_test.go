@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/diagnose"
+	"github.com/swebox/swebox/agent/egress"
 )
 
 // hostIP is an address of this machine other than loopback, so that a
@@ -109,7 +111,7 @@ func TestEgressAllowlist(t *testing.T) {
 
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "swebox-egress-*"))
 	res, err := m.RunPython(context.Background(), egressProbe, agent.RunOptions{
-		Egress: agent.Egress{Hosts: []string{ip + ":" + aport, ip + ":" + tport, "169.254.169.254"}},
+		Egress: egress.Allowlist{Hosts: []string{ip + ":" + aport, ip + ":" + tport, "169.254.169.254"}},
 		Args:   []string{allowed.URL + "/x", allowedTLS.URL + "/y", refused.URL + "/z", ip, aport},
 	})
 	require.NoError(t, err)
@@ -137,7 +139,7 @@ func TestEgressAllowlist(t *testing.T) {
 	assert.ElementsMatch(t, []ev{{ip, true}, {ip, true}, {"127.0.0.1", false}, {"169.254.169.254", false}, {"example.invalid", false}}, got)
 	assert.Contains(t, logs.String(), "egress refused")
 	assert.Contains(t, logs.String(), "host=169.254.169.254")
-	joined := strings.Join(agent.Feedback(res), "\n")
+	joined := strings.Join(diagnose.Feedback(res), "\n")
 	assert.Contains(t, joined, "127.0.0.1")
 
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "swebox-egress-*"))
@@ -167,7 +169,7 @@ func TestSessionEgress(t *testing.T) {
 	ip := hostIP(t)
 	srv := serveOn(t, ip, "session body", false)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	s := createT(t, m, "net", agent.SessionOptions{Egress: agent.Egress{Hosts: []string{ip + ":" + port}}})
+	s := createT(t, m, "net", agent.SessionOptions{Egress: egress.Allowlist{Hosts: []string{ip + ":" + port}}})
 	code := "import sys, urllib.request\nprint(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())"
 	for i := 0; i < 2; i++ {
 		res := sessionPythonT(t, s, code, agent.ExecOptions{Args: []string{srv.URL}})

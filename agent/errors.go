@@ -21,10 +21,8 @@ var (
 	// ErrSessionNotFound: no session has the name.
 	ErrSessionNotFound = errors.New("session not found")
 	// ErrNoResolver: a secret was asked for but the manager has no
-	// SecretResolver.
+	// secrets.Resolver (see WithSecretResolver).
 	ErrNoResolver = errors.New("no secret resolver")
-	// ErrSecretNotFound: the resolver knows no secret of that name.
-	ErrSecretNotFound = errors.New("secret not found")
 	// ErrEgressUnsupported: egress was asked for on a runtime that cannot
 	// provide it (gVisor's runsc, registered with --network=none, cannot
 	// reach the proxy's socket).
@@ -37,15 +35,23 @@ var (
 	ErrFetch = errors.New("fetch failed")
 )
 
-// OptionError names the option or field that is invalid.
+// OptionError names the option or field that is invalid. Err is the error
+// of the part that refused the value, when there is one (an
+// *egress.RuleError, say).
 type OptionError struct {
 	Field  string
 	Reason string
+	Err    error
 }
 
 func (e *OptionError) Error() string { return fmt.Sprintf("invalid option %s: %s", e.Field, e.Reason) }
 
-func (e *OptionError) Unwrap() error { return ErrInvalidOption }
+func (e *OptionError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalidOption}
+	}
+	return []error{ErrInvalidOption, e.Err}
+}
 
 // FetchError reports a File whose URL could not be fetched.
 type FetchError struct {

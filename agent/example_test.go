@@ -7,39 +7,9 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/diagnose"
 	"github.com/swebox/swebox/sandbox"
 )
-
-func ExampleParseTraceback() {
-	stderr := `Traceback (most recent call last):
-  File "/workspace/main.py", line 4, in <module>
-    total = parse(row)
-  File "/workspace/main.py", line 2, in parse
-    return int(s)
-ValueError: invalid literal for int() with base 10: 'x'
-`
-	e := agent.ParseTraceback(stderr)
-	f, _ := e.UserFrame()
-	fmt.Println(e.Type)
-	fmt.Println(e.Message)
-	fmt.Println(f.Line, f.Func, f.Code)
-	// Output:
-	// ValueError
-	// invalid literal for int() with base 10: 'x'
-	// 2 parse return int(s)
-}
-
-func ExampleFeedback() {
-	res := agent.Result{
-		Kind:  agent.KindException,
-		Error: &agent.PythonError{Type: "ModuleNotFoundError", Message: "No module named 'yaml'", Frames: []agent.Frame{{File: "/workspace/main.py", Line: 1, Func: "<module>"}}},
-	}
-	for _, s := range agent.Feedback(res) {
-		fmt.Println(s)
-	}
-	// Output:
-	// Module "yaml" is not installed at line 1: add its package to Requirements, or use the standard library.
-}
 
 func ExampleManager_RunPython() {
 	c, err := sandbox.New()
@@ -100,7 +70,7 @@ func ExampleManager_RunTests() {
 	for _, c := range rep.Cases {
 		fmt.Println(c.Name, c.Passed, c.Detail)
 	}
-	for _, s := range agent.TestFeedback(rep) {
+	for _, s := range diagnose.TestFeedback(rep) {
 		fmt.Println(s)
 	}
 }

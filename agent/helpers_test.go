@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
@@ -51,7 +49,7 @@ func createT(t testing.TB, m *agent.Manager, name string, opts agent.SessionOpti
 	t.Helper()
 	s, err := m.Create(context.Background(), name, opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
@@ -64,24 +62,29 @@ func sessionPythonT(t testing.TB, s *agent.Session, code string, opts agent.Exec
 	return res
 }
 
-// sessionContainers lists the containers of the client's session, stopped
+// sessionContainers lists the sandboxes of the client's session, stopped
 // ones included.
-func sessionContainers(t testing.TB, c *sandbox.Client) []container.Summary {
+func sessionContainers(t testing.TB, c *sandbox.Client) []sandbox.Object {
 	t.Helper()
-	cs, err := c.API().ContainerList(context.Background(), container.ListOptions{
-		All: true, Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+c.Session())),
-	})
-	require.NoError(t, err)
-	return cs
+	return listSandboxes(t, c, sandbox.ListRequest{})
 }
 
-// agentContainers lists every container an agent Manager made, whatever its
+// agentContainers lists every sandbox an agent Manager made, whatever its
 // session (other packages' tests, running at the same time, make none).
-func agentContainers(t testing.TB, c *sandbox.Client) []container.Summary {
+func agentContainers(t testing.TB, c *sandbox.Client) []sandbox.Object {
 	t.Helper()
-	cs, err := c.API().ContainerList(context.Background(), container.ListOptions{
-		All: true, Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelManaged+"=true"), filters.Arg("label", "swebox.agent")),
-	})
+	return listSandboxes(t, c, sandbox.ListRequest{All: true, Labels: map[string]string{"swebox.agent": ""}})
+}
+
+func listSandboxes(t testing.TB, c *sandbox.Client, req sandbox.ListRequest) []sandbox.Object {
+	t.Helper()
+	objs, err := c.List(context.Background(), req)
 	require.NoError(t, err)
-	return cs
+	var sbs []sandbox.Object
+	for _, o := range objs {
+		if o.Kind == sandbox.KindSandbox {
+			sbs = append(sbs, o)
+		}
+	}
+	return sbs
 }

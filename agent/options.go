@@ -2,10 +2,12 @@ package agent
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"regexp"
 	"time"
 
+	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -19,7 +21,7 @@ type RunOptions struct {
 	// configuration; pass credentials as Secrets.
 	Env map[string]string
 	// Secrets maps environment variable names to logical secret names,
-	// which the manager's SecretResolver turns into values. Values never
+	// which the manager's secrets.Resolver turns into values. Values never
 	// appear in the container's configuration and are masked in results.
 	Secrets map[string]string
 	// Files are written into the workspace's mounts/ directory first.
@@ -28,9 +30,10 @@ type RunOptions struct {
 	// /workspace/.venv before the run; environments are cached by the hash
 	// of the requirements.
 	Requirements Requirements
-	// Egress grants network access to the listed hosts, through a proxy
-	// the manager runs. Default: no network.
-	Egress Egress
+	// Egress grants network access to the listed hosts, through an
+	// egress.Proxy the manager runs. It needs python3 in the image and the
+	// runc runtime. Default: no network.
+	Egress egress.Allowlist
 	// Limits on resources; zero fields take the sandbox package's defaults.
 	Limits sandbox.Limits
 	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
@@ -48,6 +51,12 @@ type RunOptions struct {
 	Artifacts ArtifactOptions
 	// Shell runs RunShell scripts. Default "/bin/sh".
 	Shell string
+	// Stdout and Stderr, when set, receive the program's output live, as
+	// it is written, besides the capped copy in the Result (a caller can
+	// show progress of a long run). They receive everything, uncapped and
+	// unmasked, so they cannot be combined with Secrets. Install output
+	// is not streamed. Default: none.
+	Stdout, Stderr io.Writer
 }
 
 // SessionOptions configure a session's sandbox. They are fixed for the
@@ -68,8 +77,8 @@ type SessionOptions struct {
 	// (/workspace/.venv) when it is created; Session.Install adds more.
 	Requirements Requirements
 	// Egress grants the session's commands network access to the listed
-	// hosts through the manager's proxy. Default: no network.
-	Egress Egress
+	// hosts through an egress.Proxy the manager runs. Default: no network.
+	Egress egress.Allowlist
 	// Limits on resources; zero fields take the sandbox package's defaults.
 	Limits sandbox.Limits
 	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
@@ -106,6 +115,12 @@ type ExecOptions struct {
 	Artifacts ArtifactOptions
 	// Shell runs RunShell scripts. Default "/bin/sh".
 	Shell string
+	// Stdout and Stderr, when set, receive the program's output live, as
+	// it is written, besides the capped copy in the Result (a caller can
+	// show progress of a long run). They receive everything, uncapped and
+	// unmasked, so they cannot be combined with Secrets. Install output
+	// is not streamed. Default: none.
+	Stdout, Stderr io.Writer
 }
 
 // ArtifactOptions cap the artifacts a run returns.
@@ -137,6 +152,7 @@ func (o RunOptions) split() (SessionOptions, ExecOptions) {
 		}, ExecOptions{
 			Secrets: o.Secrets, Timeout: o.Timeout, Args: o.Args, Stdin: o.Stdin,
 			OutputLimit: o.OutputLimit, Artifacts: o.Artifacts, Shell: o.Shell,
+			Stdout: o.Stdout, Stderr: o.Stderr,
 		}
 }
 
@@ -149,7 +165,7 @@ func (o SessionOptions) validate() error {
 	if err := validateSecrets(o.Secrets); err != nil {
 		return err
 	}
-	if err := o.Egress.validate(o.Runtime); err != nil {
+	if err := validateEgress("Egress", o.Egress, o.Runtime); err != nil {
 		return err
 	}
 	return o.Requirements.validate(o.Runtime)
@@ -159,7 +175,34 @@ func (o ExecOptions) validate() error {
 	if err := validateEnv("ExecOptions.Env", o.Env); err != nil {
 		return err
 	}
-	return validateSecrets(o.Secrets)
+	if err := validateSecrets(o.Secrets); err != nil {
+		return err
+	}
+	return o.validateLive(len(o.Secrets) > 0)
+}
+
+// validateLive refuses live output where secrets are in play: the result's
+// copy is masked, a live writer's could not be.
+func (o ExecOptions) validateLive(secrets bool) error {
+	if secrets && (o.Stdout != nil || o.Stderr != nil) {
+		return &OptionError{Field: "Stdout", Reason: "live output is not masked, so it cannot be combined with secrets"}
+	}
+	return nil
+}
+
+// validateEgress checks an allowlist and that the runtime can reach the
+// proxy: gVisor's runsc, registered with --network=none, cannot.
+func validateEgress(field string, a egress.Allowlist, runtime string) error {
+	if !a.Enabled() {
+		return nil
+	}
+	if runtime == "runsc" {
+		return fmt.Errorf("%w with runtime runsc: gVisor is registered with --network=none and cannot reach the proxy; use runc", ErrEgressUnsupported)
+	}
+	if err := a.Validate(); err != nil {
+		return &OptionError{Field: field + ".Hosts", Reason: err.Error(), Err: err}
+	}
+	return nil
 }
 
 func validateEnv(field string, env map[string]string) error {

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -38,7 +39,7 @@ type Requirements struct {
 	IndexURL string
 	// Egress grants the install step, and only it, access to the index's
 	// hosts, e.g. {Hosts: ["pypi.org", "files.pythonhosted.org"]}.
-	Egress Egress
+	Egress egress.Allowlist
 	// PipArgs are added to pip install, e.g. "--pre" or "--trusted-host".
 	PipArgs []string
 	// Timeout bounds the install. Default: DefaultInstallTimeout.
@@ -66,7 +67,7 @@ func (r Requirements) validate(runtime string) error {
 	if r.IndexURL != "" && !r.Egress.Enabled() {
 		return optErr("Requirements.IndexURL", "an index needs Egress to reach it")
 	}
-	return r.Egress.validate(runtime)
+	return validateEgress("Requirements.Egress", r.Egress, runtime)
 }
 
 // merge adds r's packages to base's; r's source, if it names one, replaces
@@ -120,7 +121,7 @@ const envMetaFile = ".swebox-env.json"
 
 // envKey hashes what decides an environment's content.
 func (m *Manager) envKey(ctx context.Context, image string, r Requirements) (string, error) {
-	info, err := m.c.API().ImageInspect(ctx, image)
+	info, err := m.c.InspectImage(ctx, image)
 	if err != nil {
 		return "", fmt.Errorf("inspect image %s: %w", image, err)
 	}
@@ -253,15 +254,11 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 		pipArgs = append(pipArgs, "--index-url", r.IndexURL)
 	}
 	pipArgs = append(pipArgs, r.PipArgs...)
-	var px *proxy
-	if r.Egress.Enabled() {
-		if px, err = startProxy(r.Egress, m.log); err != nil {
-			return nil, err
-		}
-		defer px.Close()
-		spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: px.dir, Target: egressTarget, ReadOnly: true})
-		spec.Env[egressEnv] = egressTarget + "/" + proxySocket
+	px, err := m.withProxy(&spec, r.Egress)
+	if err != nil {
+		return nil, err
 	}
+	defer px.Close()
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultInstallTimeout

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/diagnose"
+	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -37,7 +39,7 @@ func buildWheel(t testing.TB, c *sandbox.Client, dir, name, version string) stri
 	require.NoError(t, os.Chmod(dir, 0o777))
 	res, err := c.Run(context.Background(), sandbox.Spec{
 		Image: testImage(), Workspace: src, Policy: sandbox.AllowAll(),
-		Mounts: []sandbox.Mount{{Source: dir, Target: "/wheels"}},
+		Mounts: []sandbox.Mount{{Source: dir, Target: "/wheels"}}, Relax: sandbox.Relax{WritableMounts: true},
 	}, sandbox.ExecRequest{Cmd: []string{"python3", "-m", "pip", "wheel", "--no-deps", "--no-index", "--no-build-isolation", "-w", "/wheels", "/workspace/pkg"}})
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
@@ -72,7 +74,7 @@ func TestRequirementsOffline(t *testing.T) {
 	require.NotNil(t, missing.Install)
 	assert.NotEqual(t, 0, missing.Install.ExitCode)
 	assert.Contains(t, missing.Install.Stderr.String(), "not-there")
-	assert.Contains(t, strings.Join(agent.Feedback(missing), "\n"), "Installing the requirements failed")
+	assert.Contains(t, strings.Join(diagnose.Feedback(missing), "\n"), "Installing the requirements failed")
 }
 
 func TestSessionRequirements(t *testing.T) {
@@ -143,7 +145,7 @@ func TestRequirementsFromIndexThroughEgress(t *testing.T) {
 	reqs := agent.Requirements{
 		Packages: []string{"indexed==3.1"},
 		IndexURL: srv.URL + "/simple",
-		Egress:   agent.Egress{Hosts: []string{host + ":" + port}},
+		Egress:   egress.Allowlist{Hosts: []string{host + ":" + port}},
 		PipArgs:  []string{"--trusted-host", host},
 	}
 	// The program itself has no network: the index is out of reach.
@@ -153,7 +155,7 @@ func TestRequirementsFromIndexThroughEgress(t *testing.T) {
 	assert.Equal(t, "indexed-3.1 None\noffline\n", res.Stdout.String())
 
 	// Without the egress grant the install cannot reach the index.
-	reqs.Egress = agent.Egress{Hosts: []string{"pypi.org"}}
+	reqs.Egress = egress.Allowlist{Hosts: []string{"pypi.org"}}
 	reqs.Packages = []string{"indexed>=3"}
 	res = runPythonT(t, m, code, agent.RunOptions{Requirements: reqs})
 	assert.Equal(t, agent.KindInstall, res.Kind)

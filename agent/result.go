@@ -3,6 +3,8 @@ package agent
 import (
 	"time"
 
+	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/agent/traceback"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -50,7 +52,7 @@ type Result struct {
 	Stderr   sandbox.Output
 	// Error is the last Python traceback on stderr, when there is one
 	// (also when the program then exited 0).
-	Error *PythonError
+	Error *traceback.Exception
 	// PeakMemory is the peak resident memory of the program's largest
 	// process, in bytes (getrusage's ru_maxrss of the launcher's children);
 	// 0 when unknown: the image has no python3 or the run timed out.
@@ -71,8 +73,10 @@ type Result struct {
 	// files (symlinks among them, never followed).
 	ArtifactsSkipped int
 	// Egress lists the requests the egress proxy saw during the run,
-	// refused ones with the reason.
-	Egress []EgressEvent
+	// refused ones with the reason, up to egress.DefaultMaxEvents.
+	Egress []egress.Event
+	// EgressDropped counts the requests past that cap.
+	EgressDropped int
 	// Install describes the requirements install, when there was one.
 	Install *Install
 }
@@ -92,7 +96,7 @@ type Artifact struct {
 }
 
 // kindOf classifies a finished command.
-func kindOf(res sandbox.ExecResult, perr *PythonError) Kind {
+func kindOf(res sandbox.ExecResult, perr *traceback.Exception) Kind {
 	switch {
 	case res.TimedOut:
 		return KindTimeout

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/agent/traceback"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -104,7 +106,8 @@ func (j job) prepare(d *runDir, eo ExecOptions, sessionEnv map[string]string) ([
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	req := sandbox.ExecRequest{Env: execEnv(sessionEnv, eo.Env, jobEnv), Timeout: timeout, OutputLimit: eo.OutputLimit, WorkingDir: j.workdir}
+	req := sandbox.ExecRequest{Env: execEnv(sessionEnv, eo.Env, jobEnv), Timeout: timeout, OutputLimit: eo.OutputLimit, WorkingDir: j.workdir,
+		Stdout: eo.Stdout, Stderr: eo.Stderr}
 	if eo.Stdin != nil {
 		req.Stdin = bytes.NewReader(eo.Stdin)
 	}
@@ -200,17 +203,18 @@ func (m *Manager) sandboxSpec(o SessionOptions, ws string, kind, name string) sa
 	}
 }
 
-// withProxy starts an egress proxy for e and mounts its socket into spec.
-func (m *Manager) withProxy(spec *sandbox.Spec, e Egress) (*proxy, error) {
-	if !e.Enabled() {
+// withProxy starts an egress proxy for a and mounts its socket into spec;
+// it returns nil when a grants nothing.
+func (m *Manager) withProxy(spec *sandbox.Spec, a egress.Allowlist) (*egress.Proxy, error) {
+	if !a.Enabled() {
 		return nil, nil
 	}
-	px, err := startProxy(e, m.log)
+	px, err := egress.Start(a, egress.WithLogger(m.log))
 	if err != nil {
 		return nil, err
 	}
-	spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: px.dir, Target: egressTarget, ReadOnly: true})
-	spec.Env[egressEnv] = egressTarget + "/" + proxySocket
+	spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: px.Dir(), Target: egressTarget, ReadOnly: true})
+	spec.Env[egressEnv] = path.Join(egressTarget, egress.SocketName)
 	return px, nil
 }
 
@@ -281,7 +285,7 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 	if j.after != nil {
 		j.after(dir, mk, &out)
 	}
-	out.Egress = px.take()
+	out.Egress, out.EgressDropped = px.Events()
 	set := collectArtifacts(ws, nil, eo.Artifacts)
 	out.Artifacts, out.ArtifactsDropped, out.ArtifactsSkipped = set.files, set.dropped, set.skipped
 	return out, nil
@@ -329,7 +333,7 @@ func (m *Manager) finish(raw sandbox.ExecResult, dir *runDir, mk masker, limits 
 		Stdout: mk.output(raw.Stdout), Stderr: mk.output(raw.Stderr),
 		Duration: raw.Duration, Timeout: timeout, MemoryLimit: memoryLimit(limits),
 	}
-	res.Error = ParseTraceback(res.Stderr.String())
+	res.Error = traceback.Parse(res.Stderr.String())
 	res.Kind = kindOf(raw, res.Error)
 	if b, err := dir.read("stats.json"); err == nil {
 		var st runStats

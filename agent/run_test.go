@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -125,27 +127,28 @@ func TestPackageRunPython(t *testing.T) {
 func TestRunOptionErrors(t *testing.T) {
 	m, _ := newManager(t)
 	type testCase struct {
-		name string
-		opts agent.RunOptions
+		name   string
+		opts   agent.RunOptions
+		is     error
+		alsoIs error // the part's own error, when a part refused the value
 	}
 	for _, tc := range []testCase{
-		{name: "bad env name", opts: agent.RunOptions{Env: map[string]string{"A-B": "x"}}},
-		{name: "bad secret name", opts: agent.RunOptions{Secrets: map[string]string{"1X": "s"}}},
-		{name: "requirements without a source", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"x"}}}},
-		{name: "requirement that is an option", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"--index-url=http://evil"}, WheelDir: "/tmp"}}},
-		{name: "egress on gVisor", opts: agent.RunOptions{Runtime: "runsc", Egress: agent.Egress{Hosts: []string{"example.com"}}}},
-		{name: "bad egress entry", opts: agent.RunOptions{Egress: agent.Egress{Hosts: []string{"exa mple.com"}}}},
-		{name: "file with two sources", opts: agent.RunOptions{Files: []agent.File{{Name: "a", Data: []byte("x"), URL: "http://x/a"}}}},
-		{name: "file escaping mounts", opts: agent.RunOptions{Files: []agent.File{{Name: "../a", Data: []byte("x")}}}},
+		{name: "bad env name", opts: agent.RunOptions{Env: map[string]string{"A-B": "x"}}, is: agent.ErrInvalidOption},
+		{name: "bad secret name", opts: agent.RunOptions{Secrets: map[string]string{"1X": "s"}}, is: agent.ErrInvalidOption},
+		{name: "requirements without a source", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"x"}}}, is: agent.ErrInvalidOption},
+		{name: "requirement that is an option", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"--index-url=http://evil"}, WheelDir: "/tmp"}}, is: agent.ErrInvalidOption},
+		{name: "egress on gVisor", opts: agent.RunOptions{Runtime: "runsc", Egress: egress.Allowlist{Hosts: []string{"example.com"}}}, is: agent.ErrEgressUnsupported},
+		{name: "bad egress entry", opts: agent.RunOptions{Egress: egress.Allowlist{Hosts: []string{"exa mple.com"}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
+		{name: "bad install egress entry", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"x"}, Egress: egress.Allowlist{Hosts: []string{"*"}}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
+		{name: "file with two sources", opts: agent.RunOptions{Files: []agent.File{{Name: "a", Data: []byte("x"), URL: "http://x/a"}}}, is: agent.ErrInvalidOption},
+		{name: "file escaping mounts", opts: agent.RunOptions{Files: []agent.File{{Name: "../a", Data: []byte("x")}}}, is: agent.ErrInvalidOption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := m.RunPython(context.Background(), "print(1)", tc.opts)
-			require.Error(t, err)
-			if tc.name == "egress on gVisor" {
-				assert.ErrorIs(t, err, agent.ErrEgressUnsupported)
-				return
+			require.ErrorIs(t, err, tc.is)
+			if tc.alsoIs != nil {
+				assert.ErrorIs(t, err, tc.alsoIs)
 			}
-			assert.ErrorIs(t, err, agent.ErrInvalidOption)
 		})
 	}
 }
@@ -155,7 +158,7 @@ func TestRunPythonGVisor(t *testing.T) {
 	rts, err := c.Runtimes(context.Background())
 	require.NoError(t, err)
 	if !slices.Contains(rts, "runsc") {
-		t.Skip("the engine has no runsc runtime")
+		cienv.Skip(t, "the engine has no runsc runtime")
 	}
 	// gVisor reports its own kernel version.
 	res := runPythonT(t, m, "import platform; print(platform.release())", agent.RunOptions{Runtime: "runsc"})

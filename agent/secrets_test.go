@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/secrets"
+	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -25,12 +27,12 @@ const (
 	awkwardValue = "line one\nit's \"$HOME\" `x`\n"
 )
 
-var testSecrets = agent.StaticSecrets{"team/token": tokenValue, "team/awkward": awkwardValue, "call/only": "per-call-0xdeadbeef"}
+var testSecrets = secrets.Static{"team/token": tokenValue, "team/awkward": awkwardValue, "call/only": "per-call-0xdeadbeef"}
 
 // inspectJSON is everything docker inspect shows about a container.
 func inspectJSON(t testing.TB, c *sandbox.Client, id string) string {
 	t.Helper()
-	info, err := c.API().ContainerInspect(context.Background(), id)
+	info, err := testenv.Docker(t, c).ContainerInspect(context.Background(), id)
 	require.NoError(t, err)
 	b, err := json.Marshal(info)
 	require.NoError(t, err)
@@ -76,12 +78,13 @@ func TestOneShotSecrets(t *testing.T) {
 	// Inspect the container while the program runs. No require here: this
 	// is not the test's goroutine.
 	inspected := make(chan string, 1)
+	dc := testenv.Docker(t, c)
 	go func() {
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
-			cs, err := c.API().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+c.Session()))})
+			cs, err := dc.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+c.Session()))})
 			if err == nil && len(cs) > 0 {
-				if info, err := c.API().ContainerInspect(ctx, cs[0].ID); err == nil && info.State != nil && info.State.Running {
+				if info, err := dc.ContainerInspect(ctx, cs[0].ID); err == nil && info.State != nil && info.State.Running {
 					b, _ := json.Marshal(info)
 					inspected <- string(b)
 					return
@@ -99,7 +102,7 @@ func TestOneShotSecrets(t *testing.T) {
 	assert.NotContains(t, ins, tokenValue)
 
 	_, err = m.RunPython(ctx, "", agent.RunOptions{Secrets: map[string]string{"X": "no/such"}})
-	require.ErrorIs(t, err, agent.ErrSecretNotFound)
+	require.ErrorIs(t, err, secrets.ErrNotFound)
 	plain, _ := newManager(t)
 	_, err = plain.RunPython(ctx, "", agent.RunOptions{Secrets: map[string]string{"X": "team/token"}})
 	require.ErrorIs(t, err, agent.ErrNoResolver)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/atomicfile"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -29,7 +31,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	sb       *sandbox.Sandbox // nil while suspended
-	px       *proxy
+	px       *egress.Proxy
 	secrets  map[string]string // resolved session secrets
 	reqs     Requirements      // installed so far
 	created  time.Time
@@ -222,7 +224,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return s.Close(ctx)
+	return s.Remove(ctx)
 }
 
 // Reap ends the sessions idle past their timeout, as the background reaper
@@ -285,18 +287,34 @@ func (s *Session) reap(ctx context.Context, now time.Time) (bool, error) {
 	s.closed = true
 	s.m.log.Debug("session reaped", "name", s.name, "idle", now.Sub(s.lastUsed))
 	s.mu.Unlock()
-	return true, s.Close(ctx)
+	return true, s.Remove(ctx)
 }
 
-// Close ends the session: its container and egress proxy are removed and
-// its workspace deleted. Safe to call twice.
-func (s *Session) Close(ctx context.Context) error {
+// Close ends the session as Manager.Close does: its container and egress
+// proxy are removed, and so is its workspace unless the session is
+// Persistent, which Manager.Get can then resume. It runs on a context of its
+// own. Safe to call twice; Remove still deletes a closed persistent session.
+func (s *Session) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+	defer cancel()
+	s.forget()
+	return s.end(ctx, !s.opts.Persistent)
+}
+
+// Remove ends the session and deletes its workspace, persistent or not.
+// Safe to call twice, and after Close.
+func (s *Session) Remove(ctx context.Context) error {
+	s.forget()
+	return s.end(ctx, true)
+}
+
+// forget drops the session from its manager's live sessions.
+func (s *Session) forget() {
 	s.m.mu.Lock()
 	if s.m.sessions[s.name] == s {
 		delete(s.m.sessions, s.name)
 	}
 	s.m.mu.Unlock()
-	return s.end(ctx, true)
 }
 
 // end stops the session; removeWorkspace also deletes its directory.
@@ -370,7 +388,8 @@ func (s *Session) saveLocked() error {
 	if err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, sessionMetaFile), b, 0o600); err != nil {
+	// A rerun trusts this record, so it is never left half written.
+	if err := atomicfile.WriteFile(filepath.Join(s.dir, sessionMetaFile), b, 0o600); err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
 	return nil
@@ -493,7 +512,7 @@ func (s *Session) installLocked(ctx context.Context, reqs Requirements) (*Instal
 
 // run executes one job in the session's container.
 func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error) {
-	if err := eo.validate(); err != nil {
+	if err := errors.Join(eo.validate(), eo.validateLive(len(s.opts.Secrets) > 0)); err != nil {
 		return Result{}, err
 	}
 	secrets, err := s.m.resolveSecrets(ctx, eo.Secrets)
@@ -524,7 +543,7 @@ func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error
 	}
 	mk := newMasker(sessionSecrets, secrets)
 	res := s.m.finish(raw, dir, mk, s.opts.Limits, req.Timeout)
-	res.Egress = px.take()
+	res.Egress, res.EgressDropped = px.Events()
 	if j.after != nil {
 		j.after(dir, mk, &res)
 	}
@@ -536,7 +555,7 @@ func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error
 // exec runs the wrapped command. When the container has stopped (the
 // program stopped it, say by signalling its init), the session gets a fresh
 // container and the command is tried once more: it never started.
-func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string, secrets map[string]string, stats string, argv []string) (sandbox.ExecResult, map[string]string, *proxy, error) {
+func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string, secrets map[string]string, stats string, argv []string) (sandbox.ExecResult, map[string]string, *egress.Proxy, error) {
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
 		if s.sb == nil {
@@ -574,8 +593,9 @@ func (s *Session) exec(ctx context.Context, req sandbox.ExecRequest, rid string,
 	}
 }
 
-// clearEphemeralSessions removes session directories without a record:
-// sessions of a process that ended without closing them.
+// clearEphemeralSessions removes session directories without a record
+// (sessions of a process that ended without closing them) and the temporary
+// files a save cut short left beside a record.
 func (m *Manager) clearEphemeralSessions() error {
 	dir := filepath.Join(m.stateDir, "sessions")
 	entries, err := os.ReadDir(dir)
@@ -587,7 +607,9 @@ func (m *Manager) clearEphemeralSessions() error {
 		p := filepath.Join(dir, e.Name())
 		if !fileExists(filepath.Join(p, sessionMetaFile)) {
 			errs = append(errs, removeAll(p))
+			continue
 		}
+		errs = append(errs, atomicfile.RemoveStale(p, sessionMetaFile))
 	}
 	return errors.Join(errs...)
 }

@@ -57,7 +57,7 @@ func TestSessionLifecycle(t *testing.T) {
 	require.ErrorIs(t, err, agent.ErrClosed)
 	assert.NoDirExists(t, s.Workspace())
 	assert.Empty(t, sessionContainers(t, c))
-	require.NoError(t, s.Close(ctx), "Close twice")
+	require.NoError(t, s.Close(), "Close twice")
 }
 
 func TestSessionExecAndShell(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swebox/swebox/agent/traceback"
 	"github.com/swebox/swebox/pytestparse"
 )
 
@@ -85,7 +86,7 @@ type TestReport struct {
 	Cases          []CaseResult
 	Passed, Failed int
 	// ImportError is set when the code failed to import.
-	ImportError *PythonError
+	ImportError *traceback.Exception
 	// Run is the pytest run itself: its output, how it ended, its usage.
 	Run Result
 }
@@ -235,9 +236,9 @@ func testsJob(req TestRequest) (job, *TestReport, error) {
 				if cp.Error != nil {
 					cr.ErrorType = cp.Error.Type
 					if cp.Error.Phase == "import" && rep.ImportError == nil {
-						rep.ImportError = ParseTraceback(mk.string(cp.Error.Traceback))
+						rep.ImportError = traceback.Parse(mk.string(cp.Error.Traceback))
 						if rep.ImportError == nil {
-							rep.ImportError = &PythonError{Type: cp.Error.Type, Message: mk.string(cp.Error.Message)}
+							rep.ImportError = &traceback.Exception{Type: cp.Error.Type, Message: mk.string(cp.Error.Message)}
 						}
 					}
 				}

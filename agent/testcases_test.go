@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/agent/diagnose"
 )
 
 const solution = `import math
@@ -215,7 +216,7 @@ func TestRunTestsImportError(t *testing.T) {
 	assert.Equal(t, "SyntaxError", rep.ImportError.Type)
 	assert.Equal(t, 2, rep.Failed)
 	assert.Contains(t, rep.Cases[0].Detail, "the code failed to import: SyntaxError")
-	fb := agent.TestFeedback(rep)
+	fb := diagnose.TestFeedback(rep)
 	require.Len(t, fb, 1)
 	assert.True(t, strings.HasPrefix(fb[0], "The code failed to import"), fb[0])
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
@@ -282,11 +281,7 @@ func snapshot(ws string) map[string]stamp {
 }
 
 func stampOf(info fs.FileInfo) stamp {
-	s := stamp{size: info.Size(), mtime: info.ModTime()}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
-	}
-	return s
+	return stamp{size: info.Size(), mtime: info.ModTime(), ino: inode(info)}
 }
 
 // openOutput opens output/ as a root. It refuses an output/ that is not a
@@ -510,4 +505,13 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 	}
 	_, err = io.Copy(out, in)
 	return errors.Join(err, out.Close())
+}
+
+// lastLine returns the last non-blank line of s, trimmed.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -222,25 +223,46 @@ var (
 // parsers on it or measure peak memory:
 //
 //	go test ./pytestparse -run TestWriteBenchLog -benchlog /tmp/pytest-1M.log
+//
+// Without -benchlog it writes a small log (1,000 ids) to a temporary file.
 func TestWriteBenchLog(t *testing.T) {
-	if *benchLog == "" {
-		t.Skip("no -benchlog")
-	}
-	require.Positive(t, *benchDistinct)
-	f, err := os.Create(*benchLog)
+	path, distinct := benchLogFile(t)
+	require.Positive(t, distinct)
+	f, err := os.Create(path)
 	require.NoError(t, err)
-	_, err = writeBenchLog(f, *benchDistinct, max(1, 1_000_000 / *benchDistinct))
+	_, err = writeBenchLog(f, distinct, max(1, 1_000_000/distinct))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Positive(t, fi.Size())
+}
+
+// benchLogFile is where the benchmark log goes, and how many distinct ids
+// it holds: -benchlog and -benchlog.distinct, or a small temporary log.
+func benchLogFile(t *testing.T) (string, int) {
+	if *benchLog != "" {
+		return *benchLog, *benchDistinct
+	}
+	return filepath.Join(t.TempDir(), "bench.log"), 1000
 }
 
 // TestParseBenchLog parses the file given by -benchlog once, so that a tool
 // like /usr/bin/time -v sees the peak memory of one parse.
+//
+// Without -benchlog it parses a small log (1,000 ids) written for it.
 func TestParseBenchLog(t *testing.T) {
-	if *benchLog == "" {
-		t.Skip("no -benchlog")
+	path := *benchLog
+	if path == "" {
+		var distinct int
+		path, distinct = benchLogFile(t)
+		w, err := os.Create(path)
+		require.NoError(t, err)
+		_, err = writeBenchLog(w, distinct, 1)
+		require.NoError(t, err)
+		require.NoError(t, w.Close())
 	}
-	f, err := os.Open(*benchLog)
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	start, cpu := time.Now(), processCPU()
@@ -252,4 +274,5 @@ func TestParseBenchLog(t *testing.T) {
 	t.Logf("%d tests, %d lines, %.2fs wall, %.2fs CPU, %.0f MB heap in use after parsing",
 		len(r.Tests), r.Lines, wall.Seconds(), cpu.Seconds(), float64(ms.HeapInuse)/(1<<20))
 	require.True(t, r.Summary.Seen)
+	assert.Positive(t, len(r.Tests))
 }

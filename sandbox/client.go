@@ -6,23 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"os"
-	"path/filepath"
-	"sort"
-
-	"github.com/docker/docker/api/types"
-	"github.com/docker/docker/api/types/build"
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/system"
-	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/client"
-	"github.com/docker/go-connections/tlsconfig"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // Label keys put on everything the package creates, so that leftovers can be
@@ -32,61 +16,24 @@ const (
 	LabelSession = "swebox.session"
 )
 
-// DockerAPI lists the Docker Engine client methods the package calls.
-// *client.Client satisfies it; unit tests embed it in fakes.
-type DockerAPI interface {
-	Ping(ctx context.Context) (types.Ping, error)
-	Info(ctx context.Context) (system.Info, error)
-	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
-	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
-	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
-	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
-	ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error)
-	ContainerStop(ctx context.Context, containerID string, options container.StopOptions) error
-	ContainerKill(ctx context.Context, containerID, signal string) error
-	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
-	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
-	ContainerLogs(ctx context.Context, containerID string, options container.LogsOptions) (io.ReadCloser, error)
-	ContainerExecCreate(ctx context.Context, containerID string, options container.ExecOptions) (container.ExecCreateResponse, error)
-	ContainerExecAttach(ctx context.Context, execID string, config container.ExecAttachOptions) (types.HijackedResponse, error)
-	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)
-	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
-	CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error)
-	ImageInspect(ctx context.Context, imageID string, inspectOpts ...client.ImageInspectOption) (image.InspectResponse, error)
-	ImagePull(ctx context.Context, refStr string, options image.PullOptions) (io.ReadCloser, error)
-	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
-	ImageImport(ctx context.Context, source image.ImportSource, ref string, options image.ImportOptions) (io.ReadCloser, error)
-	ImageRemove(ctx context.Context, imageID string, options image.RemoveOptions) ([]image.DeleteResponse, error)
-	ImageList(ctx context.Context, options image.ListOptions) ([]image.Summary, error)
-	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
-	VolumeRemove(ctx context.Context, volumeID string, force bool) error
-	NetworkCreate(ctx context.Context, name string, options network.CreateOptions) (network.CreateResponse, error)
-	NetworkConnect(ctx context.Context, networkID, containerID string, config *network.EndpointSettings) error
-	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
-	NetworkRemove(ctx context.Context, networkID string) error
-	DaemonHost() string
-	Close() error
-}
-
-// Client creates sandboxes on one Docker engine. It is safe for concurrent use.
+// Client creates sandboxes through one backend: a Docker engine by default.
+// It is safe for concurrent use.
 type Client struct {
-	api     DockerAPI
+	b       backend
 	log     *slog.Logger
 	session string
-	host    string
-	owned   bool // api was made by New and is closed by Close
+	agent   agentState
+	pool    *pool // nil: no warm pool
 }
 
 type config struct {
-	host       string
-	apiVersion string
-	tls        *tlsFiles
-	log        *slog.Logger
-	session    string
-	api        DockerAPI
+	docker  dockerConfig
+	kube    kubeConfig
+	log     *slog.Logger
+	session string
+	agent   bool // WithExecAgent
+	pool    *PoolOptions
 }
-
-type tlsFiles struct{ ca, cert, key string }
 
 // Option configures a Client.
 type Option func(*config) error
@@ -98,7 +45,7 @@ func WithHost(host string) Option {
 		if host == "" {
 			return errors.New("WithHost: empty host")
 		}
-		c.host = host
+		c.docker.host = host
 		return nil
 	}
 }
@@ -110,7 +57,7 @@ func WithAPIVersion(v string) Option {
 		if v == "" {
 			return errors.New("WithAPIVersion: empty version")
 		}
-		c.apiVersion = v
+		c.docker.apiVersion = v
 		return nil
 	}
 }
@@ -120,7 +67,7 @@ func WithAPIVersion(v string) Option {
 // or DOCKER_CERT_PATH is set, else no TLS.
 func WithTLS(caFile, certFile, keyFile string) Option {
 	return func(c *config) error {
-		c.tls = &tlsFiles{ca: caFile, cert: certFile, key: keyFile}
+		c.docker.tls = &tlsFiles{ca: caFile, cert: certFile, key: keyFile}
 		return nil
 	}
 }
@@ -148,21 +95,27 @@ func WithSession(id string) Option {
 	}
 }
 
-// WithDockerAPI makes the client use api instead of dialling an engine;
-// host, version and TLS options are then ignored. Default: a *client.Client
-// built from the other options.
-func WithDockerAPI(api DockerAPI) Option {
+// WithExecAgent turns the in-sandbox exec agent on or off. With it, a
+// sandbox on a local engine runs an agent (a small static binary mounted
+// read-only) that Exec talks to over a Unix socket in a private per-sandbox
+// directory, many times faster than the engine's exec; where it cannot run
+// or be reached (a remote engine, gVisor, a command as another user), Exec
+// uses the engine's exec with the same results. Default: off; the engine's
+// exec, which every release so far has used, stays the default until the
+// agent has run the whole test suite as the default transport.
+func WithExecAgent(on bool) Option {
 	return func(c *config) error {
-		if api == nil {
-			return errors.New("WithDockerAPI: nil api")
-		}
-		c.api = api
+		c.agent = on
 		return nil
 	}
 }
 
 // New builds a Client. It does not contact the engine; the first call that
 // needs it does, and reports an unreachable engine as *EngineError.
+//
+// The backend is the Docker engine that the environment and the Docker
+// options (WithHost, WithAPIVersion, WithTLS) select. An option selecting
+// another backend (a Kubernetes cluster) is to be resolved here, beside it.
 func New(opts ...Option) (*Client, error) {
 	cfg := config{log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
@@ -173,68 +126,37 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.session == "" {
 		cfg.session = randomID(6)
 	}
-	if cfg.api != nil {
-		return &Client{api: cfg.api, log: cfg.log, session: cfg.session, host: cfg.api.DaemonHost()}, nil
-	}
-	copts := []client.Opt{client.WithHostFromEnv(), client.WithVersionFromEnv()}
-	if cfg.host != "" {
-		copts = append(copts, client.WithHost(cfg.host))
-	}
-	if cfg.tls == nil {
-		if dir := os.Getenv("DOCKER_CERT_PATH"); dir != "" {
-			cfg.tls = &tlsFiles{
-				ca:   filepath.Join(dir, "ca.pem"),
-				cert: filepath.Join(dir, "cert.pem"),
-				key:  filepath.Join(dir, "key.pem"),
-			}
+	var b backend
+	var err error
+	if cfg.kube.kubeconfig != "" {
+		var kb *kubeBackend
+		kb, err = newKubeBackend(cfg.kube.kubeconfig, cfg.kube.namespace, cfg.log)
+		if kb != nil {
+			kb.trustNP = cfg.kube.unproven
+			b = kb
 		}
+	} else {
+		b, err = newDocker(cfg.docker)
 	}
-	if cfg.tls != nil {
-		hc, err := tlsHTTPClient(*cfg.tls, os.Getenv("DOCKER_TLS_VERIFY") != "" || cfg.tls.ca != "")
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: configure TLS: %w", err)
-		}
-		copts = append(copts, client.WithHTTPClient(hc))
-	}
-	if cfg.apiVersion != "" {
-		copts = append(copts, client.WithVersion(cfg.apiVersion))
-	} else if os.Getenv("DOCKER_API_VERSION") == "" {
-		copts = append(copts, client.WithAPIVersionNegotiation())
-	}
-	cli, err := client.NewClientWithOpts(copts...)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: create docker client: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	return &Client{api: cli, log: cfg.log, session: cfg.session, host: cli.DaemonHost(), owned: true}, nil
-}
-
-func tlsHTTPClient(f tlsFiles, verify bool) (*http.Client, error) {
-	tc, err := tlsconfig.Client(tlsconfig.Options{
-		CAFile:             f.ca,
-		CertFile:           f.cert,
-		KeyFile:            f.key,
-		InsecureSkipVerify: !verify,
-		ExclusiveRootPools: true,
-	})
-	if err != nil {
-		return nil, err
+	c := &Client{b: b, log: cfg.log, session: cfg.session, agent: agentState{off: !cfg.agent}}
+	if cfg.pool != nil {
+		c.pool = newPool(c, *cfg.pool)
 	}
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, CheckRedirect: client.CheckRedirect}, nil
+	return c, nil
 }
 
 // Session is the id put on every object this client creates.
 func (c *Client) Session() string { return c.session }
 
 // Host is the engine address the client talks to.
-func (c *Client) Host() string { return c.host }
-
-// API is the underlying engine client, for callers that need an engine call
-// the package does not wrap.
-func (c *Client) API() DockerAPI { return c.api }
+func (c *Client) Host() string { return c.b.host() }
 
 // Ping checks that the engine answers.
 func (c *Client) Ping(ctx context.Context) error {
-	if _, err := c.api.Ping(ctx); err != nil {
+	if err := c.b.ping(ctx); err != nil {
 		return c.engineErr("ping engine", err)
 	}
 	return nil
@@ -242,25 +164,20 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // Runtimes lists the OCI runtimes the engine offers, e.g. "runc", "runsc".
 func (c *Client) Runtimes(ctx context.Context) ([]string, error) {
-	info, err := c.api.Info(ctx)
+	names, err := c.b.runtimes(ctx)
 	if err != nil {
 		return nil, c.engineErr("read engine info", err)
 	}
-	names := make([]string, 0, len(info.Runtimes))
-	for name := range info.Runtimes {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	return names, nil
 }
 
-// Close releases the client's connections. Sandboxes are not removed.
-// Safe to call twice.
+// Close removes the sandboxes the client's pool holds and releases the
+// client's connections. Other sandboxes are not removed. Safe to call twice.
 func (c *Client) Close() error {
-	if !c.owned {
-		return nil
+	if c.pool != nil {
+		c.pool.close()
 	}
-	return c.api.Close()
+	return c.b.close()
 }
 
 // labels returns the labels every created object carries, merged with extra.
@@ -280,8 +197,8 @@ func (c *Client) engineErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if client.IsErrConnectionFailed(err) || isDialError(err) {
-		return &EngineError{Host: c.host, Op: op, Err: err}
+	if errors.Is(err, errUnreachable) {
+		return &EngineError{Host: c.Host(), Op: op, Err: err}
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -11,8 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/docker/docker/api/types/container"
 )
 
 // DefaultCopyLimit caps the bytes of file content one copy moves.
@@ -88,13 +86,12 @@ func (s *Sandbox) CopyIn(ctx context.Context, req CopyInRequest) (CopyResult, er
 		filtered <- err
 	}()
 	var err error
-	if s.onTmpfs(req.Dest) {
-		err = s.execTar(ctx, []string{"tar", "-x", "-f", "-", "-C", req.Dest}, pr, nil)
-	} else {
-		err = s.c.api.CopyToContainer(ctx, s.id, req.Dest, pr, container.CopyToContainerOptions{})
-		if err != nil {
-			err = s.c.engineErr("copy into container", err)
+	if ar, ok := s.archiver(req.Dest); ok {
+		if err = ar.copyIn(ctx, s.id, req.Dest, pr); err != nil {
+			err = s.c.engineErr("copy into sandbox", err)
 		}
+	} else {
+		err = s.execTar(ctx, []string{"tar", "-x", "-f", "-", "-C", req.Dest}, pr, nil)
 	}
 	pr.Close()
 	// The filter's refusal explains a broken stream better than the engine's.
@@ -126,40 +123,49 @@ func (s *Sandbox) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, 
 		return CopyResult{}, fmt.Errorf("open destination: %w", err)
 	}
 	defer root.Close()
-	if s.onTmpfs(req.Src) {
-		pr, pw := io.Pipe()
-		var res CopyResult
-		var xerr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			res, xerr = extractTar(pr, root, limitOr(req.MaxBytes))
-			if xerr != nil {
-				pr.CloseWithError(xerr)
-				return
-			}
-			_, _ = io.Copy(io.Discard, pr) // tar's trailing padding
-		}()
-		dir, base := path.Split(path.Clean(req.Src))
-		err := s.execTar(ctx, []string{"tar", "-c", "-f", "-", "-C", dir, base}, nil, pw)
-		pw.CloseWithError(err)
-		<-done
-		if xerr != nil {
-			return res, xerr
+	if ar, ok := s.archiver(req.Src); ok {
+		rc, err := ar.copyOut(ctx, s.id, req.Src)
+		if err != nil {
+			return CopyResult{}, s.c.engineErr("copy from sandbox", err)
 		}
-		return res, err
+		defer rc.Close()
+		return extractTar(rc, root, limitOr(req.MaxBytes))
 	}
-	rc, _, err := s.c.api.CopyFromContainer(ctx, s.id, req.Src)
-	if err != nil {
-		return CopyResult{}, s.c.engineErr("copy from container", err)
+	pr, pw := io.Pipe()
+	var res CopyResult
+	var xerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, xerr = extractTar(pr, root, limitOr(req.MaxBytes))
+		if xerr != nil {
+			pr.CloseWithError(xerr)
+			return
+		}
+		_, _ = io.Copy(io.Discard, pr) // tar's trailing padding
+	}()
+	dir, base := path.Split(path.Clean(req.Src))
+	err = s.execTar(ctx, []string{"tar", "-c", "-f", "-", "-C", dir, base}, nil, pw)
+	pw.CloseWithError(err)
+	<-done
+	if xerr != nil {
+		return res, xerr
 	}
-	defer rc.Close()
-	return extractTar(rc, root, limitOr(req.MaxBytes))
+	return res, err
 }
 
-// onTmpfs reports whether p is on a tmpfs, which the engine's archive
-// endpoints do not see: they read and write the container's root layer
-// beneath it.
+// archiver returns the backend's archive endpoint when it has one that sees
+// p. Docker's does not see a tmpfs: it reads and writes the container's root
+// layer beneath it. Elsewhere copies run tar in the sandbox through exec.
+func (s *Sandbox) archiver(p string) (archiver, bool) {
+	ar, ok := s.c.b.(archiver)
+	if !ok || s.onTmpfs(p) {
+		return nil, false
+	}
+	return ar, true
+}
+
+// onTmpfs reports whether p is on a tmpfs.
 func (s *Sandbox) onTmpfs(p string) bool {
 	p = path.Clean(p)
 	under := func(dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }

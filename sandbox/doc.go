@@ -1,8 +1,10 @@
-// Package sandbox runs untrusted commands in hardened Docker containers
-// through the Docker Engine API.
+// Package sandbox runs untrusted commands in hardened sandboxes: Docker
+// containers through the Docker Engine API, or Kubernetes Pods
+// ([WithKubernetes]).
 //
-// A [Client] talks to one engine (DOCKER_HOST, DOCKER_CERT_PATH and
-// DOCKER_API_VERSION are honoured; the API version is negotiated). [Client.Create]
+// A [Client] talks to one engine through a backend (DOCKER_HOST,
+// DOCKER_CERT_PATH and DOCKER_API_VERSION are honoured; the API version is
+// negotiated). [Client.Create]
 // starts a [Sandbox] from a [Spec]; [Sandbox.Exec] runs an argv in it and
 // returns an [ExecResult]: stdout and stderr kept apart and capped (head and
 // tail), exit code, duration, and whether the command timed out, was killed
@@ -19,7 +21,35 @@
 // [Policy] checks each command's name against an allowlist before any
 // engine call.
 //
-// Docker cannot kill one exec; when a command's timeout or context expires,
+// The package's API speaks its own types only; no engine's wire types appear
+// in it. Behind it is a narrow, unexported seam (backend.go): create a
+// sandbox from a Spec, start it, exec a command with streams, inspect, copy
+// tar streams in and out, logs, stop, kill, remove, and list or remove what
+// carries given labels. The Docker backend (docker.go, dockerimage.go)
+// translates a Spec into a container and adds the image operations
+// ([Client.EnsureImage], [Client.BuildImage], ...), which a backend without
+// them answers with [ErrNotSupported]. Everything else is above the seam
+// and shared: Spec validation and defaults, the command policy, output caps,
+// timeouts and the kill of a command's process tree, [ErrNotRunning]
+// detection, the path checks of copies, and teardown. [New] picks the
+// backend: the Docker engine unless an option selects another.
+//
+// With [WithExecAgent] (off by default for now), on a local engine, commands
+// do not go through the engine at all: every sandbox runs an exec agent (a small static Linux binary embedded in the
+// package, mounted read-only) reached over a Unix
+// socket in a private per-sandbox host directory. A warm exec then takes
+// milliseconds instead of tens of them (BENCHMARKS.md), and the result says what the
+// command's processes used ([ExecResult.Usage]). The agent runs as the
+// sandbox's user, adds no capability and holds no secret; each command gets
+// a process group of its own under a subreaper shim, so a timeout kills
+// exactly the command's process tree without looking for markers. Where the
+// agent cannot run or be reached (a remote engine, gVisor, a command as
+// another user, an agent a command killed), Exec falls back to the engine's
+// exec with the same results. [WithPool] keeps sandboxes started ahead of
+// need, so that Create and a one-shot Run skip the engine's create and
+// start; each pooled sandbox serves exactly one caller.
+//
+// An engine cannot kill one exec; when a command's timeout or context expires,
 // every process it started (also after setsid or double forks) is found by
 // a marker in its environment and killed, and the sandbox stays usable, or,
 // when that cannot be shown, the container is killed and further commands
@@ -29,6 +59,26 @@
 // the container has stopped (its main process ended, or a command killed
 // it) fails with [ErrNotRunning]: the engine's own message never passes for
 // the command's output.
+//
+// On Kubernetes ([WithKubernetes], kubebackend.go) a sandbox is a Pod and
+// each default maps to a Pod field: runAsUser/runAsGroup/runAsNonRoot,
+// readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation
+// false, seccomp RuntimeDefault, resource limits (OOM kills are reported as
+// on Docker), memory-backed emptyDirs with size limits for /tmp and HOME,
+// shareProcessNamespace (the pause process reaps), activeDeadlineSeconds,
+// no service-account token, no service links. A Pod has no field for the
+// rest: open-file and file-size limits are set by the wrapper every command
+// starts under, and the pids limit is the nodes' kubelet podPidsLimit (only
+// the default Limits.PidsLimit is accepted). Exec goes through the API
+// server (WebSocket, falling back to SPDY) and copies are tar over exec.
+// "Network none" is a default-deny NetworkPolicy, which holds only where the
+// cluster enforces NetworkPolicy: before the first sandbox without a
+// network, probe pods on every Ready node must fail to reach the API
+// server's address while a control pod reaches it, or the client refuses
+// with an [IsolationError] ([ErrNetworkNotEnforced]) unless
+// [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's
+// user (ExecRequest.User must match Spec.User), a Workspace is copied in
+// (not shared), and bind mounts and named volumes are refused.
 //
 // Usage:
 //

@@ -32,9 +32,18 @@ var (
 	// ended, or something stopped or killed it), so a command could not
 	// start. Create a new sandbox.
 	ErrNotRunning = errors.New("sandbox container not running")
+	// ErrNotSupported: the client's backend cannot do this, e.g. manage
+	// images on a Kubernetes cluster, whose nodes pull them.
+	ErrNotSupported = errors.New("not supported by this backend")
+	// ErrRateLimited: a registry refused a pull for its rate limit (HTTP
+	// 429, "toomanyrequests"). It is transient: pulling again later may
+	// work. An *ImageError whose pull hit the limit matches it.
+	ErrRateLimited = errors.New("registry rate limit")
 )
 
-// EngineError reports that the Docker engine could not be reached.
+// EngineError reports that the engine (the Docker daemon, or a cluster's API
+// server) could not be reached. Its message states what failed; advice on
+// starting an engine belongs to the programs that print it.
 type EngineError struct {
 	Host string // the address tried
 	Op   string // what the client was doing
@@ -46,9 +55,7 @@ func (e *EngineError) Error() string {
 	if host == "" {
 		host = "the default socket"
 	}
-	return fmt.Sprintf("%s: cannot reach the Docker engine at %s (set by DOCKER_HOST or --docker_host): %v; "+
-		"start it (for example `sudo systemctl start docker`, or `sudo dockerd &`) or point DOCKER_HOST at a running engine",
-		e.Op, host, e.Err)
+	return fmt.Sprintf("%s: cannot reach the engine at %s: %v", e.Op, host, e.Err)
 }
 
 func (e *EngineError) Unwrap() []error { return []error{ErrEngineUnreachable, e.Err} }
@@ -61,9 +68,12 @@ type ImageError struct {
 
 func (e *ImageError) Error() string {
 	if e.PullErr == nil {
-		return fmt.Sprintf("image %q is not present on the engine and pulling is disabled; build or load it first", e.Image)
+		return fmt.Sprintf("image %q is not present on the engine and pulling is disabled", e.Image)
 	}
-	return fmt.Sprintf("image %q is not present on the engine and pulling it failed: %v; build or load it first (scripts/build-image.sh builds the default image offline)", e.Image, e.PullErr)
+	if errors.Is(e.PullErr, ErrRateLimited) {
+		return fmt.Sprintf("image %q is not present on the engine and the registry refused the pull for its rate limit: %v", e.Image, e.PullErr)
+	}
+	return fmt.Sprintf("image %q is not present on the engine and pulling it failed: %v", e.Image, e.PullErr)
 }
 
 func (e *ImageError) Unwrap() []error { return []error{ErrImageNotFound, e.PullErr} }

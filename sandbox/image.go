@@ -2,15 +2,9 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
-	"strings"
-
-	"github.com/docker/docker/api/types/build"
-	"github.com/docker/docker/api/types/image"
 )
 
 // EnsureImageRequest says how to get an image that is not local.
@@ -20,32 +14,41 @@ type EnsureImageRequest struct {
 	NoPull bool
 }
 
+// images returns the client's backend's image operations, or an error
+// wrapping ErrNotSupported naming op.
+func (c *Client) images(op string) (imageBackend, error) {
+	ib, ok := c.b.(imageBackend)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", op, ErrNotSupported)
+	}
+	return ib, nil
+}
+
 // EnsureImage makes sure the image is on the engine: the local one is used,
 // else it is pulled, else an *ImageError names it.
 func (c *Client) EnsureImage(ctx context.Context, req EnsureImageRequest) error {
 	if req.Image == "" {
 		return &SpecError{Field: "Image", Reason: "required"}
 	}
-	_, err := c.api.ImageInspect(ctx, req.Image)
+	ib, err := c.images("ensure image")
+	if err != nil {
+		return err
+	}
+	_, err = ib.inspectImage(ctx, req.Image)
 	if err == nil {
 		return nil
 	}
-	if !cerrdefs.IsNotFound(err) {
+	if !errors.Is(err, errNotFound) {
 		return c.engineErr("inspect image", err)
 	}
 	if req.NoPull {
 		return &ImageError{Image: req.Image}
 	}
 	c.log.Info("pulling image", "image", req.Image)
-	rc, err := c.api.ImagePull(ctx, req.Image, image.PullOptions{})
-	if err != nil {
-		if ee := c.engineErr("pull image", err); errors.Is(ee, ErrEngineUnreachable) {
-			return ee
+	if err := ib.pullImage(ctx, req.Image); err != nil {
+		if errors.Is(err, errUnreachable) {
+			return c.engineErr("pull image", err)
 		}
-		return &ImageError{Image: req.Image, PullErr: err}
-	}
-	defer rc.Close()
-	if err := readJSONMessages(rc, nil); err != nil {
 		return &ImageError{Image: req.Image, PullErr: err}
 	}
 	return nil
@@ -53,14 +56,30 @@ func (c *Client) EnsureImage(ctx context.Context, req EnsureImageRequest) error 
 
 // HasImage reports whether the image is on the engine.
 func (c *Client) HasImage(ctx context.Context, ref string) (bool, error) {
-	_, err := c.api.ImageInspect(ctx, ref)
+	_, err := c.InspectImage(ctx, ref)
 	if err == nil {
 		return true, nil
 	}
-	if cerrdefs.IsNotFound(err) {
+	if errors.Is(err, ErrImageNotFound) {
 		return false, nil
 	}
-	return false, c.engineErr("inspect image", err)
+	return false, err
+}
+
+// InspectImage describes a local image; a missing one is an *ImageError.
+func (c *Client) InspectImage(ctx context.Context, ref string) (ImageInfo, error) {
+	ib, err := c.images("inspect image")
+	if err != nil {
+		return ImageInfo{}, err
+	}
+	info, err := ib.inspectImage(ctx, ref)
+	if errors.Is(err, errNotFound) {
+		return ImageInfo{}, &ImageError{Image: ref}
+	}
+	if err != nil {
+		return ImageInfo{}, c.engineErr("inspect image", err)
+	}
+	return info, nil
 }
 
 // BuildRequest builds an image from a Dockerfile context.
@@ -84,28 +103,13 @@ func (c *Client) BuildImage(ctx context.Context, req BuildRequest) (string, erro
 	if req.Context == nil {
 		return "", &SpecError{Field: "Context", Reason: "required"}
 	}
-	resp, err := c.api.ImageBuild(ctx, req.Context, build.ImageBuildOptions{
-		Tags: req.Tags, Dockerfile: req.Dockerfile, BuildArgs: req.BuildArgs,
-		Labels: c.labels(req.Labels), Remove: true, ForceRemove: true, NetworkMode: req.NetworkMode,
-	})
+	ib, err := c.images("build image")
+	if err != nil {
+		return "", err
+	}
+	id, err := ib.buildImage(ctx, req, c.labels(req.Labels))
 	if err != nil {
 		return "", c.engineErr("build image", err)
-	}
-	defer resp.Body.Close()
-	var id string
-	err = readJSONMessages(resp.Body, func(m jsonMessage) {
-		if m.Aux != nil {
-			var aux struct{ ID string }
-			if json.Unmarshal(*m.Aux, &aux) == nil && aux.ID != "" {
-				id = aux.ID
-			}
-		}
-		if req.Log != nil && m.Stream != "" {
-			_, _ = io.WriteString(req.Log, m.Stream)
-		}
-	})
-	if err != nil {
-		return "", fmt.Errorf("build image: %w", err)
 	}
 	return id, nil
 }
@@ -128,60 +132,24 @@ func (c *Client) ImportImage(ctx context.Context, req ImportRequest) error {
 	if req.Ref == "" {
 		return &SpecError{Field: "Ref", Reason: "required"}
 	}
-	changes := append([]string{}, req.Changes...)
-	for k, v := range c.labels(nil) {
-		changes = append(changes, fmt.Sprintf("LABEL %s=%s", k, v))
-	}
-	rc, err := c.api.ImageImport(ctx, image.ImportSource{Source: req.Source, SourceName: "-"}, req.Ref, image.ImportOptions{Changes: changes})
+	ib, err := c.images("import image")
 	if err != nil {
-		return c.engineErr("import image", err)
+		return err
 	}
-	defer rc.Close()
-	if err := readJSONMessages(rc, nil); err != nil {
-		return fmt.Errorf("import image: %w", err)
+	if err := ib.importImage(ctx, req, c.labels(nil)); err != nil {
+		return c.engineErr("import image", err)
 	}
 	return nil
 }
 
 // RemoveImage removes an image; a missing image is not an error.
 func (c *Client) RemoveImage(ctx context.Context, ref string) error {
-	_, err := c.api.ImageRemove(ctx, ref, image.RemoveOptions{Force: true, PruneChildren: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
+	ib, err := c.images("remove image")
+	if err != nil {
+		return err
+	}
+	if err := ib.removeImage(ctx, ref); err != nil && !errors.Is(err, errNotFound) {
 		return c.engineErr("remove image", err)
 	}
 	return nil
-}
-
-type jsonMessage struct {
-	Stream      string           `json:"stream"`
-	Status      string           `json:"status"`
-	Aux         *json.RawMessage `json:"aux"`
-	ErrorDetail *struct {
-		Message string `json:"message"`
-	} `json:"errorDetail"`
-	Error string `json:"error"`
-}
-
-// readJSONMessages drains an engine progress stream and returns the error it
-// reports, if any.
-func readJSONMessages(r io.Reader, each func(jsonMessage)) error {
-	dec := json.NewDecoder(r)
-	for {
-		var m jsonMessage
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read progress: %w", err)
-		}
-		if m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
-			return errors.New(strings.TrimSpace(m.ErrorDetail.Message))
-		}
-		if m.Error != "" {
-			return errors.New(strings.TrimSpace(m.Error))
-		}
-		if each != nil {
-			each(m)
-		}
-	}
 }

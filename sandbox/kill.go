@@ -2,18 +2,16 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/docker/docker/api/types/container"
 )
 
 // markerVar is set, with a fresh value, in the environment of every command
-// the package starts in a sandbox. Docker cannot kill one exec, so a
+// the package starts in a sandbox. An engine cannot kill one exec, so a
 // command's processes are found by it: children inherit it, also when they
 // call setsid or double-fork.
 const markerVar = "SWEBOX_EXEC"
@@ -88,8 +86,8 @@ func (s *Sandbox) killCommand(marker, user string) error {
 	s.mu.Unlock()
 	kctx, kcancel := context.WithTimeout(context.Background(), teardownTimeout)
 	defer kcancel()
-	if err := s.c.api.ContainerKill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
-		return s.c.engineErr("kill container", err)
+	if err := s.c.b.kill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
+		return s.c.engineErr("kill sandbox", err)
 	}
 	return nil
 }
@@ -98,33 +96,25 @@ func (s *Sandbox) killCommand(marker, user string) error {
 // policy, never timed out into killCommand). stdin is optional; stdout, when
 // set, receives the output besides the capped copy in the result.
 func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, stdin io.Reader, stdout io.Writer) (ExecResult, error) {
-	created, err := s.c.api.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		Cmd: cmd, User: user, AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true,
-		Env: []string{markerVar + "=internal-" + randomID(4)},
+	if user == "" {
+		user = s.spec.User
+	}
+	outBuf, errBuf := newCapBuffer(64<<10), newCapBuffer(64<<10)
+	st, err := s.c.b.exec(ctx, s.id, execCall{
+		cmd: cmd, user: user, env: []string{markerVar + "=internal-" + randomID(4)},
+		stdio: stdio{stdin: stdin, stdout: streamWriter(outBuf, stdout), stderr: errBuf},
 	})
+	res := ExecResult{Stdout: outBuf.Output(), Stderr: errBuf.Output(), ExitCode: st.exitCode}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ExecResult{}, fmt.Errorf("run %s: %w", cmd[0], ctxErr)
+	}
+	icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
 	if err != nil {
-		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("create exec", err))
+		return ExecResult{}, s.execErr(icx, err, cmd[0], res.Stdout)
 	}
-	hj, err := s.c.api.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("start exec", err))
-	}
-	defer hj.Close()
-	outBuf, errBuf, copied := pump(hj, ExecRequest{Stdin: stdin, Stdout: stdout, OutputLimit: 64 << 10})
-	select {
-	case <-copied:
-	case <-ctx.Done():
-		_ = hj.Conn.Close()
-		return ExecResult{}, fmt.Errorf("run %s: %w", cmd[0], ctx.Err())
-	}
-	res := ExecResult{Stdout: outBuf.Output(), Stderr: errBuf.Output()}
-	info, err := s.c.api.ContainerExecInspect(ctx, created.ID)
-	if err != nil {
-		return ExecResult{}, s.inspectExecErr(ctx, err, cmd[0], res.Stdout)
-	}
-	res.ExitCode = info.ExitCode
-	if err := s.checkStarted(ctx, info, cmd[0], res.Stdout); err != nil {
-		return ExecResult{}, err
+	if st.noProcess && !s.isRunning(icx) {
+		return ExecResult{}, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, cmd[0], strings.TrimSpace(res.Stdout.String()))
 	}
 	return res, nil
 }
@@ -170,9 +160,6 @@ func (s *Sandbox) oomKilledSince(ctx context.Context) bool {
 	return grew
 }
 
-// isNotRunning: the engine answers a kill of a stopped or removed container
-// with Conflict or NotFound.
-func isNotRunning(err error) bool { return cerrdefs.IsConflict(err) || cerrdefs.IsNotFound(err) }
-
-// isRemovalInProgress: a concurrent remove of the same container is a Conflict.
-func isRemovalInProgress(err error) bool { return cerrdefs.IsConflict(err) }
+// isNotRunning: an engine answers a kill of a stopped or removed sandbox, and
+// a removal of one being removed, with a conflict or "not found".
+func isNotRunning(err error) bool { return errors.Is(err, errConflict) || errors.Is(err, errNotFound) }

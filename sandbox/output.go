@@ -136,3 +136,19 @@ func streamWriter(buf *capBuffer, live io.Writer) io.Writer {
 	}
 	return io.MultiWriter(buf, &lenientWriter{w: live})
 }
+
+// OutputBuffer is an io.Writer that keeps a stream the way a command's
+// result does: at most limit bytes, head and tail. It is safe for
+// concurrent use, so a caller can pass it as ExecRequest.Stdout and read
+// the output so far while the command runs.
+type OutputBuffer struct{ b *capBuffer }
+
+// NewOutputBuffer returns a buffer keeping at most limit bytes (limit <= 0:
+// DefaultOutputLimit).
+func NewOutputBuffer(limit int) *OutputBuffer { return &OutputBuffer{b: newCapBuffer(limit)} }
+
+// Write keeps what fits of p; it never fails.
+func (o *OutputBuffer) Write(p []byte) (int, error) { return o.b.Write(p) }
+
+// Output returns what was kept so far.
+func (o *OutputBuffer) Output() Output { return o.b.Output() }

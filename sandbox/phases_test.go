@@ -9,6 +9,8 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/cienv"
 )
 
 // BenchmarkEnginePhases times each engine call of a one-shot run and of a
@@ -25,13 +27,14 @@ func BenchmarkEnginePhases(b *testing.B) {
 		image = "swebox/python:bookworm"
 	}
 	if err := c.Ping(ctx); err != nil {
-		b.Skipf("no Docker engine answers: %v", err)
+		cienv.Skip(b, "no Docker engine answers: %v", err)
 	}
 	if ok, _ := c.HasImage(ctx, image); !ok {
-		b.Skipf("test image %s is missing", image)
+		cienv.Skip(b, "test image %s is missing", image)
 	}
 	b.Cleanup(func() { _, _ = c.Prune(context.Background(), PruneRequest{}) })
 	spec := Spec{Image: image}.withDefaults()
+	api := EngineOf(c)
 	ms := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
 
 	b.Run("one-shot", func(b *testing.B) {
@@ -39,13 +42,13 @@ func BenchmarkEnginePhases(b *testing.B) {
 		n := 0
 		for b.Loop() {
 			n++
-			cfg, hc := c.containerConfig(spec, []string{"true"}, c.labels(nil))
+			cfg, hc := containerConfig(spec, []string{"true"}, c.labels(nil))
 			t0 := time.Now()
-			r, err := c.api.ContainerCreate(ctx, cfg, hc, nil, nil, "")
+			r, err := api.ContainerCreate(ctx, cfg, hc, nil, nil, "")
 			require.NoError(b, err)
 			t1 := time.Now()
-			waitC, errC := c.api.ContainerWait(ctx, r.ID, container.WaitConditionNextExit)
-			require.NoError(b, c.api.ContainerStart(ctx, r.ID, container.StartOptions{}))
+			waitC, errC := api.ContainerWait(ctx, r.ID, container.WaitConditionNextExit)
+			require.NoError(b, api.ContainerStart(ctx, r.ID, container.StartOptions{}))
 			t2 := time.Now()
 			select {
 			case <-waitC:
@@ -53,7 +56,7 @@ func BenchmarkEnginePhases(b *testing.B) {
 				require.NoError(b, err)
 			}
 			t3 := time.Now()
-			require.NoError(b, c.api.ContainerRemove(ctx, r.ID, container.RemoveOptions{Force: true}))
+			require.NoError(b, api.ContainerRemove(ctx, r.ID, container.RemoveOptions{Force: true}))
 			t4 := time.Now()
 			create, start, exit, remove = create+t1.Sub(t0), start+t2.Sub(t1), exit+t3.Sub(t2), remove+t4.Sub(t3)
 		}
@@ -72,16 +75,16 @@ func BenchmarkEnginePhases(b *testing.B) {
 		for b.Loop() {
 			n++
 			t0 := time.Now()
-			r, err := c.api.ContainerExecCreate(ctx, sb.ID(), container.ExecOptions{Cmd: []string{"true"}, AttachStdout: true, AttachStderr: true})
+			r, err := api.ContainerExecCreate(ctx, sb.ID(), container.ExecOptions{Cmd: []string{"true"}, AttachStdout: true, AttachStderr: true})
 			require.NoError(b, err)
 			t1 := time.Now()
-			hj, err := c.api.ContainerExecAttach(ctx, r.ID, container.ExecAttachOptions{})
+			hj, err := api.ContainerExecAttach(ctx, r.ID, container.ExecAttachOptions{})
 			require.NoError(b, err)
 			t2 := time.Now()
 			_, _ = io.Copy(io.Discard, hj.Reader)
 			hj.Close()
 			t3 := time.Now()
-			_, err = c.api.ContainerExecInspect(ctx, r.ID)
+			_, err = api.ContainerExecInspect(ctx, r.ID)
 			require.NoError(b, err)
 			t4 := time.Now()
 			create, attach, run, inspect = create+t1.Sub(t0), attach+t2.Sub(t1), run+t3.Sub(t2), inspect+t4.Sub(t3)

@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// DefaultCommands is the allowlist for test runs: what applying a patch and
+// defaultCommands is the allowlist for test runs: what applying a patch and
 // running a Python test suite needs.
-var DefaultCommands = []string{
+var defaultCommands = []string{
 	"git", "patch", "pytest", "python", "python3", "pip", "pip3",
 	"cat", "ls", "echo", "find", "grep", "head", "tail", "mkdir", "cp", "mv", "touch", "chmod",
 }
@@ -22,14 +22,19 @@ var shells = []string{"sh", "bash", "dash"}
 // interpreter can still run anything; the container's hardening is the
 // boundary.
 //
-// The zero Policy admits DefaultCommands.
+// The zero Policy admits [DefaultCommands].
 type Policy struct {
 	// AllowAll admits every command, for general agent use.
 	AllowAll bool
-	// Commands lists the admitted base names. Nil means DefaultCommands;
+	// Commands lists the admitted base names. Nil means DefaultCommands();
 	// an empty non-nil slice admits nothing.
 	Commands []string
 }
+
+// DefaultCommands returns the allowlist of the zero Policy, for test runs:
+// what applying a patch and running a Python test suite needs. The slice is
+// a copy.
+func DefaultCommands() []string { return slices.Clone(defaultCommands) }
 
 // AllowAll is the policy that admits any command.
 func AllowAll() Policy { return Policy{AllowAll: true} }
@@ -41,7 +46,7 @@ func AllowCommands(names ...string) Policy {
 
 func (p Policy) commands() []string {
 	if p.Commands == nil {
-		return DefaultCommands
+		return defaultCommands
 	}
 	return p.Commands
 }

@@ -3,79 +3,92 @@ package sandbox
 import (
 	"context"
 	"errors"
-	cerrdefs "github.com/containerd/errdefs"
-
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/volume"
+	"fmt"
 )
 
-// PruneRequest selects leftovers to remove.
-type PruneRequest struct {
+// ListRequest selects objects the package labelled.
+type ListRequest struct {
 	// Session selects the objects of one session. Empty selects this
 	// client's session unless All is set.
 	Session string
 	// All selects every object the package labelled, whatever the session.
 	All bool
-	// Labels narrow the selection further, e.g. {"swebox.run": "r1"}.
+	// Labels narrow the selection further, e.g. {"swebox.run": "r1"}; an
+	// empty value selects every value of its key.
 	Labels map[string]string
 }
+
+// PruneRequest selects leftovers to remove, as ListRequest does.
+type PruneRequest ListRequest
 
 // PruneResult counts what Prune removed.
 type PruneResult struct {
 	Containers, Volumes, Networks int
 }
 
-// Prune removes containers, volumes and networks the package labelled. Every
-// removal is attempted; failures are joined.
-func (c *Client) Prune(ctx context.Context, req PruneRequest) (PruneResult, error) {
-	f := filters.NewArgs(filters.Arg("label", LabelManaged+"=true"))
+// List returns the objects (sandboxes, their volumes and networks) the
+// package labelled on the engine, sandboxes first.
+func (c *Client) List(ctx context.Context, req ListRequest) ([]Object, error) {
+	labels := map[string]string{LabelManaged: "true"}
 	if !req.All {
 		s := req.Session
 		if s == "" {
 			s = c.session
 		}
-		f.Add("label", LabelSession+"="+s)
+		labels[LabelSession] = s
 	}
 	for k, v := range req.Labels {
-		f.Add("label", k+"="+v)
+		labels[k] = v
 	}
-	var res PruneResult
-	var errs []error
-	cs, err := c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	objs, err := c.b.list(ctx, labels)
 	if err != nil {
-		return res, c.engineErr("list containers", err)
+		return nil, c.engineErr("list objects", err)
 	}
-	for _, ct := range cs {
-		if err := c.removeContainer(ctx, ct.ID); err != nil {
-			errs = append(errs, err)
+	return objs, nil
+}
+
+// Prune removes the objects List selects. Every removal is attempted;
+// failures are joined. An object already gone (a sandbox's volume goes with
+// it) is not counted.
+func (c *Client) Prune(ctx context.Context, req PruneRequest) (PruneResult, error) {
+	var res PruneResult
+	objs, err := c.List(ctx, ListRequest(req))
+	if err != nil {
+		return res, err
+	}
+	var errs []error
+	for _, o := range objs {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+		err := c.b.removeObject(rctx, o)
+		cancel()
+		switch {
+		case errors.Is(err, errNotFound):
+			continue
+		case err != nil && !(o.Kind == KindSandbox && errors.Is(err, errConflict)):
+			errs = append(errs, c.engineErr(fmt.Sprintf("remove %s %s", o.Kind, shortID(o.ID)), err))
 			continue
 		}
-		res.Containers++
-	}
-	vs, err := c.api.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err != nil {
-		errs = append(errs, c.engineErr("list volumes", err))
-	} else {
-		for _, v := range vs.Volumes {
-			if err := c.api.VolumeRemove(ctx, v.Name, true); err != nil && !cerrdefs.IsNotFound(err) {
-				errs = append(errs, c.engineErr("remove volume", err))
-				continue
+		switch o.Kind {
+		case KindSandbox:
+			res.Containers++
+			if err := removeAgentDir(o.Labels[labelAgentDir]); err != nil {
+				errs = append(errs, err)
 			}
+		case KindVolume:
 			res.Volumes++
+		case KindNetwork:
+			res.Networks++
 		}
 	}
-	ns, err := c.api.NetworkList(ctx, network.ListOptions{Filters: f})
-	if err != nil {
-		errs = append(errs, c.engineErr("list networks", err))
-	} else {
-		for _, n := range ns {
-			if err := c.api.NetworkRemove(ctx, n.ID); err != nil && !cerrdefs.IsNotFound(err) {
-				errs = append(errs, c.engineErr("remove network", err))
-				continue
-			}
-			res.Networks++
+	if len(req.Labels) == 0 {
+		// The socket directories of the session's sandboxes that never got
+		// a container (a crash between the two).
+		session := req.Session
+		if session == "" {
+			session = c.session
+		}
+		if err := pruneAgentDirs(session, req.All); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return res, errors.Join(errs...)

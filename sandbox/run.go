@@ -5,19 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/docker/docker/api/types/container"
 )
 
 // Run creates a sandbox from spec, runs req.Cmd as its main process and
 // removes it. Teardown always happens: on success, on failure, when ctx is
 // cancelled and when the calling goroutine panics. A timeout kills the whole
-// container, so no process of the command survives.
+// sandbox, so no process of the command survives.
 //
 // req.WorkingDir and req.User override the spec's; req.Env adds to it.
 func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
 	if err := spec.Policy.Check(req.Cmd); err != nil {
 		return ExecResult{}, err
+	}
+	if res, err, ok := c.runPooled(ctx, spec, req); ok {
+		return res, err
 	}
 	if req.WorkingDir != "" {
 		spec.WorkingDir = req.WorkingDir
@@ -40,39 +41,40 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 	}
 	spec = spec.withDefaults()
 
-	id, err := c.createContainer(ctx, spec, req.Cmd, req.Stdin != nil)
+	id, err := c.createSandbox(ctx, spec, req.Cmd, req.Stdin != nil)
 	if err != nil {
 		return ExecResult{}, err
 	}
 	defer func() {
-		rerr := c.removeContainer(ctx, id)
+		rerr := c.removeSandbox(ctx, id)
 		if p := recover(); p != nil {
 			panic(p)
 		}
 		err = errors.Join(err, rerr)
 	}()
 
-	hj, err := c.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: req.Stdin != nil})
-	if err != nil {
-		return ExecResult{}, c.engineErr("attach container", err)
+	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
+	streams := stdio{stdout: streamWriter(outBuf, req.Stdout), stderr: streamWriter(errBuf, req.Stderr)}
+	if req.Stdin != nil {
+		in, stop := feedStdin(req.Stdin)
+		defer stop()
+		streams.stdin = in
 	}
-	defer hj.Close()
-	waitC, waitErrC := c.api.ContainerWait(context.WithoutCancel(ctx), id, container.WaitConditionNextExit)
-
 	start := time.Now()
-	if err := c.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return ExecResult{}, c.engineErr("start container", err)
+	mp, err := c.b.startAttached(ctx, id, streams)
+	if err != nil {
+		return ExecResult{}, c.engineErr("run sandbox", err)
 	}
-	outBuf, errBuf, copied := pump(hj, req)
+	defer mp.release()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	var runErr error
 	select {
-	case w := <-waitC:
-		res.ExitCode = int(w.StatusCode)
-		<-copied
-	case err := <-waitErrC:
-		return ExecResult{}, c.engineErr("wait for container", err)
+	case e := <-mp.exited:
+		if e.err != nil {
+			return ExecResult{}, c.engineErr("run sandbox", e.err)
+		}
+		res.ExitCode = e.code
 	case <-waitCtx.Done():
 		res.TimedOut = true
 		if ctx.Err() != nil {
@@ -80,20 +82,17 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		}
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 		defer cancel()
-		if err := c.api.ContainerKill(kctx, id, "KILL"); err != nil && !isNotRunning(err) {
-			runErr = errors.Join(runErr, c.engineErr("kill container", err))
+		if err := c.b.kill(kctx, id, "KILL"); err != nil && !isNotRunning(err) {
+			runErr = errors.Join(runErr, c.engineErr("kill sandbox", err))
 		}
 		select {
-		case w := <-waitC:
-			res.ExitCode = int(w.StatusCode)
-		case <-time.After(2 * time.Second):
+		case e := <-mp.exited:
+			res.ExitCode = e.code
+		case <-time.After(3 * time.Second):
 			res.ExitCode = -1
 		}
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-		}
 	}
+	mp.release()
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 	if res.ExitCode > 128 && res.ExitCode < 128+65 {
@@ -102,8 +101,8 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 	if res.Signal == 9 && !res.TimedOut {
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 		defer cancel()
-		if info, err := c.api.ContainerInspect(ictx, id); err == nil && info.State != nil {
-			res.OOMKilled = info.State.OOMKilled
+		if st, err := c.b.inspect(ictx, id); err == nil {
+			res.OOMKilled = st.OOMKilled
 		}
 	}
 	return res, runErr

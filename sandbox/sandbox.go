@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types"
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
 )
 
 // teardownTimeout bounds the engine calls that clean up after a sandbox or a
@@ -38,6 +34,13 @@ type Sandbox struct {
 	unusable error
 	active   int   // commands running now, internal ones included
 	oomSeen  int64 // oom_kill count of the container's memory cgroup last read
+
+	agent *sandboxAgent // nil: commands go through the backend's exec
+	// agentDir holds the socket directory mounted into the sandbox, used
+	// or not; it goes with the sandbox, never before: the engine resolves
+	// every mount of a container for its archive endpoint (CopyIn,
+	// CopyOut), and fails on a bind whose source is gone.
+	agentDir *sandboxAgent
 }
 
 // Create starts a sandbox from spec. The caller must Remove (or Close) it.
@@ -46,50 +49,61 @@ func (c *Client) Create(ctx context.Context, spec Spec) (*Sandbox, error) {
 		return nil, err
 	}
 	spec = spec.withDefaults()
-	id, err := c.createContainer(ctx, spec, keepalive, false)
+	if c.pool != nil {
+		if sb := c.pool.take(spec); sb != nil {
+			return sb, nil
+		}
+	}
+	return c.create(ctx, spec)
+}
+
+// create starts a sandbox from a defaulted, valid spec.
+func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
+	agent, withAgent, cmd := c.agentFor(spec)
+	id, err := c.createSandbox(ctx, withAgent, cmd, false)
 	if err != nil {
+		if agent != nil {
+			err = errors.Join(err, agent.remove())
+		}
 		return nil, err
 	}
-	sb := &Sandbox{c: c, id: id, spec: spec}
-	if err := c.api.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
-		return nil, errors.Join(c.engineErr("start container", err), sb.Remove(context.WithoutCancel(ctx)))
+	sb := &Sandbox{c: c, id: id, spec: spec, agent: agent, agentDir: agent}
+	if err := c.b.start(ctx, id); err != nil {
+		return nil, errors.Join(c.engineErr("start sandbox", err), sb.Remove(context.WithoutCancel(ctx)))
 	}
+	sb.agent = nil
+	sb.startAgent(ctx, agent)
 	c.log.Debug("sandbox created", "id", shortID(id), "image", spec.Image)
 	return sb, nil
 }
 
-// createContainer creates (not starts) a container for a defaulted spec,
-// with stdin open when stdin is set.
+// createSandbox creates (not starts) a sandbox for a defaulted spec with
+// cmd as its main process, with stdin open when stdin is set.
 //
-// The engine may finish creating a container whose request the client
+// The engine may finish creating a sandbox whose request the client
 // abandoned, leaving it unknown to the caller, so the request runs on a
-// context of its own; when ctx ends meanwhile, the container is removed and
+// context of its own; when ctx ends meanwhile, the sandbox is removed and
 // ctx's error returned.
-func (c *Client) createContainer(ctx context.Context, spec Spec, cmd []string, stdin bool) (string, error) {
-	labels := c.labels(spec.Labels)
-	cfg, hc := c.containerConfig(spec, cmd, labels)
-	if stdin {
-		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
-	}
+func (c *Client) createSandbox(ctx context.Context, spec Spec, cmd []string, stdin bool) (string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("create container: %w", err)
+		return "", fmt.Errorf("create sandbox: %w", err)
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	resp, err := c.api.ContainerCreate(cctx, cfg, hc, nil, nil, spec.Name)
+	id, err := c.b.create(cctx, createRequest{spec: spec, cmd: cmd, labels: c.labels(spec.Labels), stdin: stdin})
 	if err != nil {
-		if cerrdefs.IsNotFound(err) {
+		if errors.Is(err, errNotFound) {
 			return "", &ImageError{Image: spec.Image, PullErr: err}
 		}
-		return "", c.engineErr("create container", err)
+		return "", c.engineErr("create sandbox", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return "", errors.Join(fmt.Errorf("create container: %w", err), c.removeContainer(ctx, resp.ID))
+		return "", errors.Join(fmt.Errorf("create sandbox: %w", err), c.removeSandbox(ctx, id))
 	}
-	return resp.ID, nil
+	return id, nil
 }
 
-// ID is the container id.
+// ID is the sandbox's id on its backend (a Docker container id).
 func (s *Sandbox) ID() string { return s.id }
 
 // Spec is the sandbox's spec with defaults filled in.
@@ -103,10 +117,17 @@ type ExecRequest struct {
 	Env map[string]string
 	// WorkingDir overrides the sandbox's for this command.
 	WorkingDir string
-	// User overrides the sandbox's, e.g. "1000:1000"; uid 0 needs
-	// Relax.Root in the sandbox's spec.
+	// User overrides the sandbox's, e.g. "1000:1000"; uid 0 or gid 0
+	// needs Relax.Root in the sandbox's spec.
 	User string
-	// Stdin is copied to the command's standard input, then closed.
+	// Stdin is copied to the command's standard input until it ends
+	// (EOF), then the command's input is closed. When the command ends
+	// first, the package stops reading Stdin: a Read blocked at that moment
+	// is interrupted if Stdin has a SetReadDeadline method (an *os.File
+	// pipe, a net.Conn; the deadline is cleared again), else it is left to
+	// return on its own and what it returns is dropped. Stdin is never
+	// closed; it is the caller's again once Exec returns, apart from such
+	// a Read.
 	Stdin io.Reader
 	// Timeout bounds the command; when it expires every process the command
 	// started is killed and the result has TimedOut. Zero: only ctx bounds it.
@@ -128,6 +149,7 @@ type ExecResult struct {
 	TimedOut  bool // the timeout or ctx expired and the command's processes were killed
 	OOMKilled bool // the kernel's OOM killer ended a process of the command
 	Signal    int  // the signal that ended the command, 0 when it exited
+	Usage     Usage
 }
 
 // Success reports whether the command exited 0 on its own.
@@ -148,7 +170,7 @@ func (s *Sandbox) Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 func (s *Sandbox) Shell(ctx context.Context, script string, req ExecRequest) (ExecResult, error) {
 	sh := s.spec.Policy.Shell()
 	if sh == "" {
-		return ExecResult{}, &CommandError{Command: "sh", Allowed: s.spec.Policy.commands()}
+		return ExecResult{}, &CommandError{Command: "sh", Allowed: slices.Clone(s.spec.Policy.commands())}
 	}
 	req.Cmd = []string{sh, "-c", script}
 	return s.exec(ctx, req)
@@ -175,12 +197,12 @@ func (s *Sandbox) end() {
 
 func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error) {
 	if req.User != "" {
-		uid, _, err := parseUser(req.User)
+		uid, gid, err := parseUser(req.User)
 		if err != nil {
 			return ExecResult{}, &SpecError{Field: "ExecRequest.User", Reason: err.Error()}
 		}
-		if uid == 0 && !s.spec.Relax.Root {
-			return ExecResult{}, &SpecError{Field: "ExecRequest.User", Reason: "uid 0 needs Relax.Root"}
+		if (uid == 0 || gid == 0) && !s.spec.Relax.Root {
+			return ExecResult{}, &SpecError{Field: "ExecRequest.User", Reason: "uid 0 or gid 0 needs Relax.Root"}
 		}
 	}
 	if err := s.begin(); err != nil {
@@ -188,48 +210,52 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	}
 	defer s.end()
 
+	user := req.User
+	if user == "" {
+		user = s.spec.User
+	}
+	if res, err, ok := s.execAgent(ctx, req, user); ok {
+		return res, err
+	}
 	marker := randomID(8)
 	env := []string{markerVar + "=" + marker}
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
 	}
-	user := req.User
-	if user == "" {
-		user = s.spec.User
+	if err := ctx.Err(); err != nil {
+		return ExecResult{}, fmt.Errorf("exec %q: %w", req.Cmd[0], err)
 	}
-	created, err := s.c.api.ContainerExecCreate(ctx, s.id, container.ExecOptions{
-		Cmd: req.Cmd, Env: env, WorkingDir: req.WorkingDir, User: user,
-		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
-	})
-	if err != nil {
-		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("create exec", err))
+	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
+	call := execCall{
+		cmd: req.Cmd, env: env, user: user, workingDir: req.WorkingDir,
+		stdio: stdio{stdout: streamWriter(outBuf, req.Stdout), stderr: streamWriter(errBuf, req.Stderr)},
 	}
-	// The hijacked connection lives on its own context: it is closed
-	// explicitly, after the command's processes are gone.
+	if req.Stdin != nil {
+		in, stop := feedStdin(req.Stdin)
+		defer stop()
+		call.stdin = in
+	}
+	// The command's streams live on a context of their own: they are
+	// closed explicitly, after the command's processes are gone.
+	streamCtx, stopStream := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopStream()
+	type outcome struct {
+		st  execStatus
+		err error
+	}
+	done := make(chan outcome, 1)
 	start := time.Now()
-	hj, err := s.c.api.ContainerExecAttach(context.WithoutCancel(ctx), created.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return ExecResult{}, s.notRunningErr(ctx, s.c.engineErr("start exec", err))
-	}
-	defer hj.Close()
-
-	outBuf, errBuf, copied := pump(hj, req)
+	go func() {
+		st, err := s.c.b.exec(streamCtx, s.id, call)
+		done <- outcome{st, err}
+	}()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	res := ExecResult{}
 	var runErr error
-	watchCtx, stopWatch := context.WithCancel(waitCtx)
-	defer stopWatch()
-	exited := s.watchExit(watchCtx, created.ID)
+	var out outcome
 	select {
-	case <-copied:
-	case <-exited:
-		// The command is gone but something it started in the background
-		// may still hold the output open; take what is buffered and go.
-		select {
-		case <-copied:
-		case <-time.After(200 * time.Millisecond):
-		}
+	case out = <-done:
 	case <-waitCtx.Done():
 		res.TimedOut = true
 		if ctx.Err() != nil {
@@ -239,27 +265,25 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 			runErr = errors.Join(runErr, err)
 		}
 		select {
-		case <-copied:
+		case out = <-done:
 		case <-time.After(time.Second):
+			stopStream()
+			out = <-done
 		}
 	}
-	_ = hj.Conn.Close()
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 
 	icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	info, err := s.c.api.ContainerExecInspect(icx, created.ID)
-	if err != nil {
-		return res, errors.Join(runErr, s.inspectExecErr(icx, err, req.Cmd[0], res.Stdout))
+	if out.err != nil {
+		return res, errors.Join(runErr, s.execErr(icx, out.err, req.Cmd[0], res.Stdout))
 	}
-	if !res.TimedOut {
-		if err := s.checkStarted(icx, info, req.Cmd[0], res.Stdout); err != nil {
-			return ExecResult{}, errors.Join(runErr, err)
-		}
+	if out.st.noProcess && !res.TimedOut && !s.isRunning(icx) {
+		return ExecResult{}, errors.Join(runErr, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, req.Cmd[0], strings.TrimSpace(res.Stdout.String())))
 	}
-	res.ExitCode = info.ExitCode
-	if info.Running && !res.TimedOut {
+	res.ExitCode = out.st.exitCode
+	if out.st.running && !res.TimedOut {
 		// The stream closed early while the process lives on: report it as
 		// still running rather than as exit code 0.
 		res.ExitCode = -1
@@ -273,75 +297,43 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	return res, runErr
 }
 
-// isRunning reports whether the sandbox's container is running; an engine
-// that cannot answer counts as running, so that its error surfaces instead.
+// isRunning reports whether the sandbox's main process runs; a backend that
+// cannot answer counts as running, so that its error surfaces instead.
 func (s *Sandbox) isRunning(ctx context.Context) bool {
-	info, err := s.c.api.ContainerInspect(ctx, s.id)
+	st, err := s.c.b.inspect(ctx, s.id)
 	if err != nil {
-		return !cerrdefs.IsNotFound(err)
+		return !errors.Is(err, errNotFound)
 	}
-	return info.State != nil && info.State.Running
+	return st.Running
 }
 
-// checkStarted returns an [ErrNotRunning] error when an exec that has ended
-// never had a process because the container stopped first. The engine
-// accepts such an exec and writes why it failed into the output stream, so
-// without this check it would read as a command that printed that line and
-// exited 0.
-func (s *Sandbox) checkStarted(ctx context.Context, info container.ExecInspect, cmd string, stdout Output) error {
-	if info.Pid != 0 || info.Running || s.isRunning(ctx) {
-		return nil
+// State reports the state of the sandbox's main process.
+func (s *Sandbox) State(ctx context.Context) (State, error) {
+	st, err := s.c.b.inspect(ctx, s.id)
+	if err != nil {
+		return State{}, s.c.engineErr("inspect sandbox", err)
 	}
-	return fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, cmd, strings.TrimSpace(stdout.String()))
+	return st, nil
 }
 
-// inspectExecErr explains a failed exec inspection. The engine forgets a
-// container's execs when the container stops, so a missing exec in a
-// stopped container is an [ErrNotRunning] error.
-func (s *Sandbox) inspectExecErr(ctx context.Context, err error, cmd string, stdout Output) error {
-	if !cerrdefs.IsNotFound(err) || s.isRunning(ctx) {
-		return s.c.engineErr("inspect exec", err)
+// execErr explains a failed exec. An engine refuses execs in a stopped
+// sandbox, and forgets the execs of a sandbox that stops, so an exec that
+// failed in a sandbox that no longer runs is an [ErrNotRunning] error; the
+// engine's own message never passes for the command's output.
+func (s *Sandbox) execErr(ctx context.Context, err error, cmd string, stdout Output) error {
+	if s.isRunning(ctx) {
+		return s.c.engineErr("exec "+cmd, err)
 	}
-	msg := "the container stopped while it ran"
+	msg := "the sandbox is not running"
 	if out := strings.TrimSpace(stdout.String()); out != "" {
 		msg += "; output: " + lastLine(out)
 	}
-	return fmt.Errorf("%w: exec %q: %s", ErrNotRunning, cmd, msg)
+	return fmt.Errorf("%w: exec %q: %s: %w", ErrNotRunning, cmd, msg, err)
 }
 
 // lastLine returns the last line of s.
 func lastLine(s string) string {
 	return s[strings.LastIndexByte(s, '\n')+1:]
-}
-
-// notRunningErr marks err with [ErrNotRunning] when the container has
-// stopped, which is why the engine refuses execs.
-func (s *Sandbox) notRunningErr(ctx context.Context, err error) error {
-	icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
-	defer cancel()
-	if s.isRunning(icx) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrNotRunning, err)
-}
-
-// pump copies a hijacked connection's multiplexed output into capped
-// buffers (and the request's live writers) and req.Stdin into it. copied is
-// closed when the output ends.
-func pump(hj types.HijackedResponse, req ExecRequest) (outBuf, errBuf *capBuffer, copied <-chan struct{}) {
-	outBuf, errBuf = newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = stdcopy.StdCopy(streamWriter(outBuf, req.Stdout), streamWriter(errBuf, req.Stderr), hj.Reader)
-	}()
-	if req.Stdin != nil {
-		go func() {
-			_, _ = io.Copy(hj.Conn, req.Stdin)
-			_ = hj.CloseWrite()
-		}()
-	}
-	return outBuf, errBuf, done
 }
 
 // withTimeout bounds ctx by timeout when it is positive.
@@ -352,34 +344,10 @@ func withTimeout(ctx context.Context, timeout time.Duration) (context.Context, c
 	return context.WithCancel(ctx)
 }
 
-// watchExit closes the returned channel once the exec is no longer running.
-// It polls with backoff; the attach stream usually ends first.
-func (s *Sandbox) watchExit(ctx context.Context, execID string) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		delay := 50 * time.Millisecond
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			info, err := s.c.api.ContainerExecInspect(ctx, execID)
-			if err == nil && !info.Running {
-				close(done)
-				return
-			}
-			delay = min(delay*2, time.Second)
-		}
-	}()
-	return done
-}
-
 // Stop asks the sandbox's processes to end, then kills them after grace.
 func (s *Sandbox) Stop(ctx context.Context, grace time.Duration) error {
-	secs := int(grace.Seconds())
-	if err := s.c.api.ContainerStop(ctx, s.id, container.StopOptions{Timeout: &secs}); err != nil && !cerrdefs.IsNotFound(err) {
-		return s.c.engineErr("stop container", err)
+	if err := s.c.b.stop(ctx, s.id, grace); err != nil && !errors.Is(err, errNotFound) {
+		return s.c.engineErr("stop sandbox", err)
 	}
 	return nil
 }
@@ -389,30 +357,34 @@ func (s *Sandbox) Kill(ctx context.Context, signal string) error {
 	if signal == "" {
 		signal = "KILL"
 	}
-	if err := s.c.api.ContainerKill(ctx, s.id, signal); err != nil && !isNotRunning(err) {
-		return s.c.engineErr("kill container", err)
+	if err := s.c.b.kill(ctx, s.id, signal); err != nil && !isNotRunning(err) {
+		return s.c.engineErr("kill sandbox", err)
 	}
 	return nil
 }
 
-// Remove kills and removes the container with its anonymous volumes. It is
+// Remove kills and removes the sandbox with the storage only it used. It is
 // idempotent, and runs on its own short context when ctx is already done.
 func (s *Sandbox) Remove(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	return s.c.removeContainer(ctx, s.id)
+	err := s.c.removeSandbox(ctx, s.id)
+	if s.agentDir != nil {
+		err = errors.Join(err, s.agentDir.remove())
+	}
+	return err
 }
 
 // Close removes the sandbox. Safe to call twice.
 func (s *Sandbox) Close() error { return s.Remove(context.Background()) }
 
-func (c *Client) removeContainer(ctx context.Context, id string) error {
+func (c *Client) removeSandbox(ctx context.Context, id string) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	err := c.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
-		return c.engineErr("remove container", err)
+	// Gone is done; a conflict is a removal already under way.
+	if err := c.b.remove(rctx, id); err != nil && !isNotRunning(err) {
+		return c.engineErr("remove sandbox", err)
 	}
 	c.log.Debug("sandbox removed", "id", shortID(id))
 	return nil
@@ -431,14 +403,9 @@ func (s *Sandbox) Logs(ctx context.Context, req LogsRequest) (stdout, stderr Out
 }
 
 func (c *Client) logs(ctx context.Context, id string, req LogsRequest) (stdout, stderr Output, err error) {
-	rc, err := c.api.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: req.Tail})
-	if err != nil {
-		return Output{}, Output{}, c.engineErr("read logs", err)
-	}
-	defer rc.Close()
 	ob, eb := newCapBuffer(req.Limit), newCapBuffer(req.Limit)
-	if _, err := stdcopy.StdCopy(ob, eb, rc); err != nil {
-		return ob.Output(), eb.Output(), fmt.Errorf("read logs: %w", err)
+	if err := c.b.logs(ctx, id, req.Tail, ob, eb); err != nil {
+		return ob.Output(), eb.Output(), c.engineErr("read logs", err)
 	}
 	return ob.Output(), eb.Output(), nil
 }

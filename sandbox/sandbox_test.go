@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,8 +28,9 @@ import (
 	"github.com/swebox/swebox/sandbox"
 )
 
-func TestExecResults(t *testing.T) {
-	c := newClient(t)
+func TestExecResults(t *testing.T) { forEachTransport(t, testExecResults) }
+
+func testExecResults(t *testing.T, c *sandbox.Client) {
 	ws := t.TempDir()
 	require.NoError(t, os.Chmod(ws, 0o777))
 	sb := createT(t, c, sandbox.Spec{Workspace: ws, Env: map[string]string{"SPEC_VAR": "spec"}, Policy: sandbox.AllowAll()})
@@ -49,6 +51,10 @@ func TestExecResults(t *testing.T) {
 		{name: "stdin", req: sandbox.ExecRequest{Cmd: []string{"cat"}, Stdin: strings.NewReader("from stdin")}, wantStdout: "from stdin"},
 		{name: "home exists and is writable", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "touch $HOME/x && echo ok"}}, wantStdout: "ok\n"},
 		{name: "killed by signal", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "kill -TERM $$"}}, wantCode: 143},
+		{name: "missing command", req: sandbox.ExecRequest{Cmd: []string{"no-such-command"}}, wantCode: 126,
+			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: exec: \"no-such-command\": executable file not found in $PATH: unknown\r\n"},
+		{name: "missing working dir", req: sandbox.ExecRequest{Cmd: []string{"true"}, WorkingDir: "/no/such/dir"}, wantCode: 126,
+			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: chdir to cwd (\"/no/such/dir\") set in config.json failed: no such file or directory: unknown\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := execT(t, sb, tc.req)
@@ -70,8 +76,9 @@ func TestExecResults(t *testing.T) {
 	assert.Equal(t, "data\n", string(b))
 }
 
-func TestLiveStreaming(t *testing.T) {
-	c := newClient(t)
+func TestLiveStreaming(t *testing.T) { forEachTransport(t, testLiveStreaming) }
+
+func testLiveStreaming(t *testing.T, c *sandbox.Client) {
 	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
 	var out, errw bytes.Buffer
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo a; echo b >&2; echo c"}, Stdout: &out, Stderr: &errw, OutputLimit: 2})
@@ -123,10 +130,10 @@ func TestStopKillAndLogs(t *testing.T) {
 	sb := createT(t, c, sandbox.Spec{})
 	execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "running"}})
 	require.NoError(t, sb.Stop(ctx, 60*time.Second))
-	info, err := c.API().ContainerInspect(ctx, sb.ID())
+	st, err := sb.State(ctx)
 	require.NoError(t, err)
-	assert.False(t, info.State.Running)
-	assert.NotEqual(t, 137, info.State.ExitCode, "the keepalive ends on TERM, not by the KILL after the grace period")
+	assert.False(t, st.Running)
+	assert.NotEqual(t, 137, st.ExitCode, "the keepalive ends on TERM, not by the KILL after the grace period")
 	require.NoError(t, sb.Kill(ctx, "KILL"), "killing a stopped sandbox is not an error")
 	out, errOut, err := sb.Logs(ctx, sandbox.LogsRequest{})
 	require.NoError(t, err)
@@ -162,7 +169,7 @@ func (panicOnStart) ContainerStart(context.Context, string, container.StartOptio
 
 func TestRunTearsDownOnPanic(t *testing.T) {
 	c := newClient(t)
-	pc, err := sandbox.New(sandbox.WithDockerAPI(panicOnStart{c.API()}), sandbox.WithSession(c.Session()))
+	pc, err := sandbox.New(sandbox.WithDockerAPI(panicOnStart{sandbox.EngineOf(c)}), sandbox.WithSession(c.Session()))
 	require.NoError(t, err)
 	func() {
 		defer func() { assert.Equal(t, "boom", recover(), "the panic reaches the caller") }()
@@ -189,8 +196,11 @@ func TestEngineUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Create(context.Background(), sandbox.Spec{Image: "x"})
 	require.ErrorIs(t, err, sandbox.ErrEngineUnreachable)
+	var ee *sandbox.EngineError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "unix:///nonexistent/docker.sock", ee.Host)
 	assert.Contains(t, err.Error(), "unix:///nonexistent/docker.sock")
-	assert.Contains(t, err.Error(), "DOCKER_HOST")
+	assert.NotContains(t, err.Error(), "systemctl", "advice belongs to the commands, not the library")
 }
 
 func TestMissingImage(t *testing.T) {
@@ -216,10 +226,11 @@ func TestImportImage(t *testing.T) {
 	ok, err := c.HasImage(ctx, ref)
 	require.NoError(t, err)
 	assert.True(t, ok)
-	info, err := c.API().ImageInspect(ctx, ref)
+	info, err := c.InspectImage(ctx, ref)
 	require.NoError(t, err)
-	assert.Equal(t, "true", info.Config.Labels[sandbox.LabelManaged])
-	assert.Equal(t, []string{"/bin/true"}, []string(info.Config.Cmd))
+	assert.Equal(t, "true", info.Labels[sandbox.LabelManaged])
+	assert.Equal(t, []string{"/bin/true"}, info.Cmd)
+	assert.True(t, strings.HasPrefix(info.ID, "sha256:"), info.ID)
 }
 
 func TestCopyInAndOut(t *testing.T) {
@@ -312,7 +323,10 @@ func TestCopyInAndOut(t *testing.T) {
 	})
 }
 
-func TestSWEBenchProfile(t *testing.T) {
+// TestVolumeFilledFromImage: an anonymous volume over a directory of the
+// image starts with the image's files and is writable while the root
+// filesystem stays read-only (the layout of the official SWE-bench images).
+func TestVolumeFilledFromImage(t *testing.T) {
 	c := newClient(t)
 	ctx := context.Background()
 	// An image with a repository at /testbed, owned by root as in the
@@ -323,8 +337,10 @@ func TestSWEBenchProfile(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.RemoveImage(context.Background(), ref)) })
 
-	spec := sandbox.SWEBenchProfile(ref)
-	spec.Policy = sandbox.AllowAll()
+	spec := sandbox.Spec{
+		Image: ref, User: "0:0", WorkingDir: "/testbed", Policy: sandbox.AllowAll(),
+		Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}, Relax: sandbox.Relax{Root: true},
+	}
 	sb := createT(t, c, spec)
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "cat file.txt && echo new >> file.txt && cat file.txt && id -u && touch /etc/x"}})
 	assert.Equal(t, "base\nbase\nnew\n0\n", res.Stdout.String())
@@ -353,7 +369,7 @@ func TestCancelDuringCreateLeavesNothing(t *testing.T) {
 	for _, name := range []string{"Create", "Run"} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			lc, err := sandbox.New(sandbox.WithDockerAPI(lossyCreate{DockerAPI: c.API(), cancel: cancel}), sandbox.WithSession(c.Session()))
+			lc, err := sandbox.New(sandbox.WithDockerAPI(lossyCreate{DockerAPI: sandbox.EngineOf(c), cancel: cancel}), sandbox.WithSession(c.Session()))
 			require.NoError(t, err)
 			if name == "Create" {
 				_, err = lc.Create(ctx, sandbox.Spec{Image: testImage()})
@@ -416,8 +432,9 @@ func (f stopsBeforeExecStart) ContainerExecAttach(ctx context.Context, execID st
 // TestExecInStoppedContainer: a command that cannot start because the
 // container has stopped is an infrastructure error, never a result that
 // reads as a command that printed the engine's message and exited 0.
-func TestExecInStoppedContainer(t *testing.T) {
-	c := newClient(t)
+func TestExecInStoppedContainer(t *testing.T) { forEachTransport(t, testExecInStoppedContainer) }
+
+func testExecInStoppedContainer(t *testing.T, c *sandbox.Client) {
 	echo := sandbox.ExecRequest{Cmd: []string{"echo", "back"}}
 
 	t.Run("stopped before the exec", func(t *testing.T) {
@@ -434,8 +451,8 @@ func TestExecInStoppedContainer(t *testing.T) {
 		op := tc.op
 		t.Run(fmt.Sprintf("stopped while the exec starts/%s/engine keeps exec %v", op, tc.keepsExec), func(t *testing.T) {
 			armed := new(atomic.Bool)
-			api := stopsBeforeExecStart{DockerAPI: c.API(), armed: armed, keepsExec: tc.keepsExec}
-			rc, err := sandbox.New(sandbox.WithDockerAPI(api), sandbox.WithSession(c.Session()))
+			api := stopsBeforeExecStart{DockerAPI: sandbox.EngineOf(c), armed: armed, keepsExec: tc.keepsExec}
+			rc, err := sandbox.New(sandbox.WithDockerAPI(api), sandbox.WithSession(c.Session()), sandbox.WithExecAgent(false))
 			require.NoError(t, err)
 			sb := createT(t, rc, sandbox.Spec{Policy: sandbox.AllowAll()})
 			armed.Store(true)
@@ -450,4 +467,57 @@ func TestExecInStoppedContainer(t *testing.T) {
 			require.ErrorIs(t, err, sandbox.ErrNotRunning)
 		})
 	}
+}
+
+// TestBlockingStdinPinsNoGoroutine: a command that ends without reading all
+// of its Stdin, whose Read blocks, leaves no goroutine behind reading it, and
+// the reader is left as it was: what is written to it later is not taken.
+func TestBlockingStdinPinsNoGoroutine(t *testing.T) {
+	c := newClient(t)
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	ctx := context.Background()
+	r, w, err := os.Pipe() // nothing is written: every Read blocks
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	base := packageGoroutines()
+
+	for range 10 {
+		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "hi"}, Stdin: r})
+		require.Equal(t, "hi\n", res.Stdout.String())
+	}
+	for range 2 {
+		res, err := c.Run(ctx, sandbox.Spec{Image: testImage()}, sandbox.ExecRequest{Cmd: []string{"echo", "hi"}, Stdin: r})
+		require.NoError(t, err)
+		require.Equal(t, "hi\n", res.Stdout.String())
+	}
+	left := packageGoroutines()
+	for i := 0; i < 100 && len(left) > len(base); i++ {
+		time.Sleep(100 * time.Millisecond)
+		left = packageGoroutines()
+	}
+	assert.LessOrEqual(t, len(left), len(base), "no goroutine is left reading Stdin:\n%s", strings.Join(left, "\n\n"))
+
+	// The reader is the caller's again: the next command gets what is
+	// written now, all of it.
+	_, err = w.Write([]byte("later"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"cat"}, Stdin: r})
+	assert.Equal(t, "later", res.Stdout.String())
+}
+
+// packageGoroutines returns the stacks of the goroutines that run or were
+// started by the sandbox package, the tests' own excepted. Idle engine
+// connections, which come and go with the HTTP client's pool, do not count.
+func packageGoroutines() []string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var ours []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "swebox/sandbox.") && !strings.Contains(g, "sandbox_test.") {
+			ours = append(ours, g)
+		}
+	}
+	return ours
 }

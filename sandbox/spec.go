@@ -2,14 +2,12 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/go-units"
 )
 
@@ -45,8 +43,8 @@ type Spec struct {
 	WorkingDir string
 	// Env is set for every command, on top of the image's and HOME.
 	Env map[string]string
-	// User as "uid:gid", numeric. Default 1000:1000. Root (uid 0) needs
-	// Relax.Root.
+	// User as "uid:gid", numeric. Default 1000:1000. Root (uid 0) and the
+	// root group (gid 0) need Relax.Root.
 	User string
 	// Limits on resources; zero fields take the defaults.
 	Limits Limits
@@ -57,7 +55,7 @@ type Spec struct {
 	// swebox.managed and swebox.session labels.
 	Labels map[string]string
 	// Policy decides which commands may run. The zero Policy admits
-	// DefaultCommands.
+	// DefaultCommands().
 	Policy Policy
 	// Mounts beyond the workspace.
 	Mounts []Mount
@@ -83,10 +81,26 @@ type Relax struct {
 	// Network attaches the sandbox to this Docker network (e.g. "bridge")
 	// instead of none.
 	Network string
-	// WritableRootFS makes the root filesystem writable.
+	// WritableRootFS makes the root filesystem writable. A writable mount
+	// (tmpfs, volume or bind) over a directory of the system (/etc, /usr,
+	// /bin, /sbin, /lib*, /boot) makes part of it writable, and needs it
+	// too.
 	WritableRootFS bool
-	// Root allows running as uid 0 (still without capabilities).
+	// Root allows running as uid 0 or with gid 0 (still without
+	// capabilities).
 	Root bool
+	// WritableMounts lets Mounts bind host paths read-write. Without it
+	// every bind mount must be ReadOnly. The Workspace, the one host
+	// directory a spec names to be written, is always writable.
+	WritableMounts bool
+	// HostSystemPaths lets the Workspace or a bind mount's source be the
+	// host's root, one of its system directories (/proc, /sys, /dev, /run,
+	// /var/run, /etc, /boot, the engines' state under /var/lib) or a
+	// directory holding one, or a socket (a name ending in .sock, or a
+	// socket on this machine): through them a sandbox reaches the host or
+	// the engine. The Docker socket is root on the host even when mounted
+	// read-only.
+	HostSystemPaths bool
 	// CapAdd adds these capabilities back after dropping all.
 	CapAdd []string
 	// NewPrivileges lets setuid binaries raise privileges.
@@ -107,22 +121,6 @@ type Mount struct {
 	ReadOnly bool
 	// TmpSize is the size of a tmpfs mount in bytes. Default 64 MiB.
 	TmpSize int64
-}
-
-// SWEBenchProfile is the spec for official SWE-bench instance images: the
-// repository is at /testbed inside the image and the eval script runs as
-// root. /testbed becomes a fresh anonymous volume that the engine fills from
-// the image, so it is writable while the root filesystem stays read-only.
-// Root is the only relaxation; capabilities stay dropped and the network
-// stays off.
-func SWEBenchProfile(imageRef string) Spec {
-	return Spec{
-		Image:      imageRef,
-		User:       "0:0",
-		WorkingDir: "/testbed",
-		Mounts:     []Mount{{Type: "volume", Target: "/testbed"}},
-		Relax:      Relax{Root: true},
-	}
 }
 
 // withDefaults returns s with zero fields set to their defaults.
@@ -179,12 +177,17 @@ func (s Spec) Validate() error {
 	if s.WorkingDir != "" && !path.IsAbs(s.WorkingDir) {
 		return bad("WorkingDir", "%q must be an absolute container path", s.WorkingDir)
 	}
-	uid, _, err := parseUser(s.User)
+	uid, gid, err := parseUser(s.User)
 	if err != nil {
 		return bad("User", "%v", err)
 	}
-	if uid == 0 && !s.Relax.Root {
-		return bad("User", "uid 0 needs Relax.Root")
+	if (uid == 0 || gid == 0) && !s.Relax.Root {
+		return bad("User", "uid 0 or gid 0 needs Relax.Root")
+	}
+	if s.Workspace != "" && !s.Relax.HostSystemPaths {
+		if why := hostSystemPath(s.Workspace); why != "" {
+			return bad("Workspace", "%q is %s; that needs Relax.HostSystemPaths", s.Workspace, why)
+		}
 	}
 	for k := range s.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
@@ -216,6 +219,14 @@ func (s Spec) Validate() error {
 			if !filepath.IsAbs(m.Source) {
 				return bad(field+".Source", "bind source %q must be an absolute host path", m.Source)
 			}
+			if !s.Relax.HostSystemPaths {
+				if why := hostSystemPath(m.Source); why != "" {
+					return bad(field+".Source", "%q is %s; that needs Relax.HostSystemPaths", m.Source, why)
+				}
+			}
+			if !m.ReadOnly && !s.Relax.WritableMounts {
+				return bad(field+".ReadOnly", "a read-write bind mount of %q needs Relax.WritableMounts", m.Source)
+			}
 		case "volume", "tmpfs":
 		default:
 			return bad(field+".Type", "unknown mount type %q", m.Type)
@@ -223,8 +234,75 @@ func (s Spec) Validate() error {
 		if !path.IsAbs(m.Target) || path.Clean(m.Target) == "/" {
 			return bad(field+".Target", "%q must be an absolute container path other than /", m.Target)
 		}
+		if d := under(m.Target, kernelDirs); d != "" {
+			return bad(field+".Target", "%q is under %s, which the engine provides", m.Target, d)
+		}
+		if d := under(m.Target, systemDirs); d != "" && !m.ReadOnly && !s.Relax.WritableRootFS {
+			return bad(field+".ReadOnly", "a writable mount at %q makes %s writable, which needs Relax.WritableRootFS", m.Target, d)
+		}
 	}
 	return nil
+}
+
+// Directories of a sandbox's filesystem that mounts may not cover, or cover
+// writably only with Relax.WritableRootFS.
+var (
+	kernelDirs = []string{"/proc", "/sys", "/dev"}
+	systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot"}
+)
+
+// hostDirs are host directories through which a sandbox would reach the
+// host or its engines.
+var hostDirs = []string{
+	"/proc", "/sys", "/dev", "/run", "/var/run", "/etc", "/boot",
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/kubelet",
+}
+
+// under returns the directory of dirs that p is or lies under, or "".
+func under(p string, dirs []string) string {
+	p = path.Clean(p)
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return d
+		}
+	}
+	return ""
+}
+
+// hostSystemPath says why a host path must not be given to a sandbox
+// without Relax.HostSystemPaths, or returns "". The path is checked as
+// written and, when it exists on this machine, with its symlinks resolved.
+func hostSystemPath(p string) string {
+	check := func(p string) string {
+		p = filepath.ToSlash(filepath.Clean(p))
+		if p == "/" {
+			return "the host's root"
+		}
+		if d := under(p, hostDirs); d != "" {
+			return "under the host's " + d
+		}
+		for _, d := range hostDirs {
+			if strings.HasPrefix(d, p+"/") {
+				return "a directory holding the host's " + d
+			}
+		}
+		if strings.HasSuffix(p, ".sock") {
+			return "a socket"
+		}
+		return ""
+	}
+	if why := check(p); why != "" {
+		return why
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		if why := check(real); why != "" {
+			return why
+		}
+		if fi, err := os.Stat(real); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return "a socket"
+		}
+	}
+	return ""
 }
 
 func parseUser(u string) (uid, gid int, err error) {
@@ -238,91 +316,4 @@ func parseUser(u string) (uid, gid int, err error) {
 		return 0, 0, fmt.Errorf("%q must be numeric uid:gid", u)
 	}
 	return uid, gid, nil
-}
-
-// containerConfig turns a defaulted, valid spec into the engine's structs.
-func (c *Client) containerConfig(s Spec, cmd []string, labels map[string]string) (*container.Config, *container.HostConfig) {
-	env := []string{"HOME=" + HomeDir}
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+s.Env[k])
-	}
-	cfg := &container.Config{
-		Image:           s.Image,
-		Cmd:             cmd,
-		Entrypoint:      []string{},
-		Env:             env,
-		User:            s.User,
-		WorkingDir:      s.WorkingDir,
-		Labels:          labels,
-		NetworkDisabled: s.Relax.Network == "",
-		AttachStdout:    true,
-		AttachStderr:    true,
-	}
-	l := s.Limits
-	memSwap := l.Memory
-	uid, gid, _ := parseUser(s.User) // validated
-	init := !s.Relax.NoInit
-	hc := &container.HostConfig{
-		NetworkMode:    container.NetworkMode("none"),
-		ReadonlyRootfs: !s.Relax.WritableRootFS,
-		CapDrop:        []string{"ALL"},
-		CapAdd:         s.Relax.CapAdd,
-		Init:           &init,
-		Runtime:        s.Runtime,
-		Tmpfs: map[string]string{
-			"/tmp": fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,mode=1777", l.TmpSize),
-			// HOME is a tmpfs of its own, owned by the user, so it exists
-			// before any command runs without a command to create it.
-			HomeDir: fmt.Sprintf("rw,exec,nosuid,nodev,size=%d,uid=%d,gid=%d,mode=0700", l.TmpSize, uid, gid),
-		},
-		LogConfig: container.LogConfig{
-			Type:   "json-file",
-			Config: map[string]string{"max-size": l.LogSize, "max-file": "1"},
-		},
-		Resources: container.Resources{
-			Memory:     l.Memory,
-			MemorySwap: memSwap,
-			NanoCPUs:   l.NanoCPUs,
-			PidsLimit:  &l.PidsLimit,
-			Ulimits: []*container.Ulimit{
-				{Name: "nofile", Soft: l.NoFile, Hard: l.NoFile},
-				{Name: "fsize", Soft: l.FileSize, Hard: l.FileSize},
-			},
-		},
-	}
-	if !s.Relax.NewPrivileges {
-		hc.SecurityOpt = []string{"no-new-privileges"}
-	}
-	if s.Relax.Network != "" {
-		hc.NetworkMode = container.NetworkMode(s.Relax.Network)
-	}
-	if s.Workspace != "" {
-		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: s.Workspace, Target: s.WorkspaceTarget})
-	}
-	for _, m := range s.Mounts {
-		switch m.Type {
-		case "volume":
-			hc.Mounts = append(hc.Mounts, mount.Mount{
-				Type: mount.TypeVolume, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly,
-				VolumeOptions: &mount.VolumeOptions{Labels: labels},
-			})
-		case "tmpfs":
-			size := m.TmpSize
-			if size == 0 {
-				size = 64 << 20
-			}
-			hc.Mounts = append(hc.Mounts, mount.Mount{
-				Type: mount.TypeTmpfs, Target: m.Target, ReadOnly: m.ReadOnly,
-				TmpfsOptions: &mount.TmpfsOptions{SizeBytes: size},
-			})
-		default:
-			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
-		}
-	}
-	return cfg, hc
 }

@@ -4,6 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +107,15 @@ func TestPolicy(t *testing.T) {
 		})
 	}
 	assert.ErrorIs(t, AllowAll().Check(nil), ErrInvalidSpec)
+
+	// The default allowlist cannot be changed through what the package
+	// hands out.
+	DefaultCommands()[0] = "curl"
+	var ce *CommandError
+	require.ErrorAs(t, Policy{}.Check([]string{"curl"}), &ce)
+	ce.Allowed[0] = "curl"
+	assert.Error(t, Policy{}.Check([]string{"curl"}))
+	assert.NoError(t, Policy{}.Check([]string{"git"}))
 }
 
 func TestSpecValidate(t *testing.T) {
@@ -127,6 +139,40 @@ func TestSpecValidate(t *testing.T) {
 		{name: "mount over root", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "tmpfs", Target: "/"}} }), field: "Mounts[0].Target"},
 		{name: "relative bind", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "x", Target: "/x"}} }), field: "Mounts[0].Source"},
 		{name: "unknown mount type", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "nfs", Target: "/x"}} }), field: "Mounts[0].Type"},
+		// Every relaxation shows in Relax.
+		{name: "gid 0 without relax", spec: with(func(s *Spec) { s.User = "1000:0" }), field: "User"},
+		{name: "gid 0 with relax", spec: with(func(s *Spec) { s.User = "1000:0"; s.Relax.Root = true })},
+		{name: "read-write bind", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/srv/data", Target: "/data"}} }), field: "Mounts[0].ReadOnly"},
+		{name: "read-write bind with relax", spec: with(func(s *Spec) {
+			s.Mounts = []Mount{{Source: "/srv/data", Target: "/data"}}
+			s.Relax.WritableMounts = true
+		})},
+		{name: "read-only bind", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/srv/data", Target: "/data", ReadOnly: true}} })},
+		{name: "docker socket, even read-only", spec: with(func(s *Spec) {
+			s.Mounts = []Mount{{Source: "/var/run/docker.sock", Target: "/var/run/docker.sock", ReadOnly: true}}
+		}), field: "Mounts[0].Source"},
+		{name: "a socket by name", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/home/u/podman.sock", Target: "/s", ReadOnly: true}} }), field: "Mounts[0].Source"},
+		{name: "host root", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/", Target: "/host", ReadOnly: true}} }), field: "Mounts[0].Source"},
+		{name: "a directory holding /var/run", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/var/", Target: "/host", ReadOnly: true}} }), field: "Mounts[0].Source"},
+		{name: "host /etc", spec: with(func(s *Spec) { s.Mounts = []Mount{{Source: "/etc/ssl", Target: "/ssl", ReadOnly: true}} }), field: "Mounts[0].Source"},
+		{name: "host system path with relax", spec: with(func(s *Spec) {
+			s.Mounts = []Mount{{Source: "/var/run/docker.sock", Target: "/var/run/docker.sock", ReadOnly: true}}
+			s.Relax.HostSystemPaths = true
+		})},
+		{name: "host root as the workspace", spec: with(func(s *Spec) { s.Workspace = "/" }), field: "Workspace"},
+		{name: "host /proc as the workspace", spec: with(func(s *Spec) { s.Workspace = "/proc/1" }), field: "Workspace"},
+		{name: "tmpfs over /etc", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "tmpfs", Target: "/etc"}} }), field: "Mounts[0].ReadOnly"},
+		{name: "volume under /usr", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "volume", Target: "/usr/local/lib"}} }), field: "Mounts[0].ReadOnly"},
+		{name: "tmpfs over /etc with relax", spec: with(func(s *Spec) {
+			s.Mounts = []Mount{{Type: "tmpfs", Target: "/etc"}}
+			s.Relax.WritableRootFS = true
+		})},
+		{name: "read-only tmpfs over /etc", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "tmpfs", Target: "/etc", ReadOnly: true}} })},
+		{name: "a directory named like a system one", spec: with(func(s *Spec) { s.Mounts = []Mount{{Type: "tmpfs", Target: "/etcetera"}} })},
+		{name: "tmpfs over /proc", spec: with(func(s *Spec) {
+			s.Mounts = []Mount{{Type: "tmpfs", Target: "/proc/sys"}}
+			s.Relax.WritableRootFS = true
+		}), field: "Mounts[0].Target"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.spec.Validate()
@@ -142,10 +188,30 @@ func TestSpecValidate(t *testing.T) {
 	}
 }
 
+func TestHostSystemPathResolvesSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "looks-harmless")
+	require.NoError(t, os.Symlink("/etc", link))
+	err := Spec{Image: "img", Mounts: []Mount{{Source: link, Target: "/x", ReadOnly: true}}}.Validate()
+	var se *SpecError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Mounts[0].Source", se.Field)
+
+	// A socket on this machine, whatever its name.
+	sock := filepath.Join(dir, "engine")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer ln.Close()
+	err = Spec{Image: "img", Mounts: []Mount{{Source: sock, Target: "/x", ReadOnly: true}}}.Validate()
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, se.Reason, "a socket")
+	assert.NoError(t, Spec{Image: "img", Mounts: []Mount{{Source: dir, Target: "/x", ReadOnly: true}}}.Validate(), "a plain directory")
+}
+
 func TestHardenedDefaults(t *testing.T) {
 	c := &Client{session: "s1"}
 	spec := Spec{Image: "img", Workspace: "/host/ws"}.withDefaults()
-	cfg, hc := c.containerConfig(spec, []string{"x"}, c.labels(map[string]string{"swebox.run": "r"}))
+	cfg, hc := containerConfig(spec, []string{"x"}, c.labels(map[string]string{"swebox.run": "r"}))
 	assert.Equal(t, "1000:1000", cfg.User)
 	assert.True(t, cfg.NetworkDisabled)
 	assert.Equal(t, "none", string(hc.NetworkMode))

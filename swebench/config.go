@@ -2,32 +2,14 @@ package swebench
 
 import (
 	"log/slog"
+
 	"time"
+
+	"github.com/swebox/swebox/swebench/harness"
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/repo"
-)
-
-// Mode says how the repository gets into the container.
-type Mode string
-
-const (
-	// ModeWorkspace checks the repository out on the host at base_commit
-	// (go-git) and mounts it read-write at /testbed in the chosen image.
-	ModeWorkspace Mode = "workspace"
-	// ModePrebuilt uses images that already hold the repository at
-	// /testbed (the official sweb.eval.* images), made writable by a fresh
-	// volume while the root filesystem stays read-only.
-	ModePrebuilt Mode = "prebuilt"
-)
-
-// Rules selects the official harness version whose behaviour is reproduced.
-type Rules string
-
-const (
-	RulesV4 Rules = "v4" // swebench 4.1.0
-	RulesV5 Rules = "v5" // swebench 5.x
 )
 
 // Defaults of a Config.
@@ -36,9 +18,9 @@ const (
 	DefaultTimeout         = 1800 * time.Second
 	DefaultLogDir          = "logs"
 	DefaultImage           = "swebox/python:bookworm"
-	DefaultNamespace       = "swebench"
-	DefaultImageTag        = "latest"
 	DefaultTestOutputLimit = 64 << 20
+	DefaultPullRetries     = 4
+	DefaultPullBackoff     = 30 * time.Second
 	// NoNamespace as Config.Namespace selects image names without a
 	// namespace (the official --namespace none).
 	NoNamespace = "none"
@@ -54,11 +36,17 @@ type Config struct {
 	InstanceIDs []string
 	// RunID names the log directory and the run report; required.
 	RunID string
-	// Rules picks v4 or v5 grading and patch fallbacks. Default v5.
-	Rules Rules
-	// Mode picks how the repository reaches the container. Default
-	// ModeWorkspace.
-	Mode Mode
+	// DatasetName and Split are recorded in
+	// <log_dir>/run_evaluation/<run_id>/run.json, which v5 rules write as
+	// 5.0.2 does (v4.1.0 writes none). Default "" and "".
+	DatasetName string
+	Split       string
+	// Rules picks v4 or v5 grading and patch fallbacks. Default
+	// harness.V5.
+	Rules harness.Rules
+	// Mode picks how the repository reaches the container. Default: the
+	// mode the other fields ask for, as [Prepare] infers it.
+	Mode harness.Mode
 
 	// MaxWorkers bounds concurrent instances. Default 4.
 	MaxWorkers int
@@ -71,6 +59,20 @@ type Config struct {
 	// RewriteReports re-grades existing test_output.txt files without
 	// containers.
 	RewriteReports bool
+	// RetryFailures makes a rerun evaluate again the instances whose
+	// earlier attempt in this run failed for reasons of the prediction
+	// (OutcomePatchFailed, OutcomeTimedOut), as the official harness does.
+	// By default a rerun retries only the instances without a verdict for
+	// other reasons (infrastructure failures, cancellation, errors) and
+	// reports the others with their recorded outcome.
+	RetryFailures bool
+	// Repeat evaluates each instance this many times to find flaky tests
+	// and verdicts: the first run writes the official files and the run
+	// report, later runs write theirs under <instance dir>/swebox_repeat/<k>/,
+	// and flaky.json in the run's log directory lists what changed between
+	// runs (see [FlakyReport]). Each run resumes on its own. RewriteReports
+	// regrades run 1 only. Default 1.
+	Repeat int
 
 	// Image is the workspace-mode image when ImageMap has no entry.
 	// Default swebox/python:bookworm.
@@ -78,9 +80,13 @@ type Config struct {
 	// ImageMap maps "owner/name" or "owner/name:version" to an image; the
 	// more specific key wins.
 	ImageMap map[string]string
+	// ImageMapFile is an image map file (see spec.LoadImageMap), read once;
+	// errors name its line. Give ImageMap or ImageMapFile, not both.
+	ImageMapFile string
 	// Namespace and ImageTag name prebuilt images:
-	// <namespace>/sweb.eval.x86_64.<id>:<tag>. Defaults swebench, latest.
-	// NoNamespace names the images the official harness builds locally,
+	// <namespace>/sweb.eval.x86_64.<id>:<tag>. Defaults
+	// harness.DefaultNamespace, harness.DefaultTag. NoNamespace names the
+	// images the official harness builds locally,
 	// sweb.eval.x86_64.<id>:<tag>.
 	Namespace string
 	ImageTag  string
@@ -89,8 +95,11 @@ type Config struct {
 	SpecOverrides string
 
 	// Repos prepares repositories in workspace mode. Default: a cache with
-	// no local sources.
+	// RepoSources as its local sources.
 	Repos *repo.Cache
+	// RepoSources are directories of local repository sources for the
+	// default cache (see repo.WithLocalSources); ignored when Repos is set.
+	RepoSources []string
 	// WorkDir holds per-instance workspaces. Default: a directory under
 	// the OS temp dir.
 	WorkDir string
@@ -113,9 +122,18 @@ type Config struct {
 	ShareObjects bool
 
 	// Sandboxes are the engines instances run on, round-robin; several
-	// spread the load over several Docker hosts. Default: one client from
-	// the environment.
+	// spread the load over several Docker hosts. The caller closes them.
+	// Default: one client from the environment, which the run closes.
 	Sandboxes []*sandbox.Client
+	// PullRetries is how many times a pull that a registry refused for its
+	// rate limit (sandbox.ErrRateLimited) is tried again before the
+	// instance ends as OutcomeImagePullFailed. Default 4; negative means
+	// none.
+	PullRetries int
+	// PullBackoff is the wait before the first of those retries; each
+	// further wait doubles. An instance waiting gives up its worker slot,
+	// so the others go on meanwhile. Default 30 s.
+	PullBackoff time.Duration
 	// Runtime is the OCI runtime of every sandbox, e.g. "runsc".
 	Runtime string
 	// Limits of every sandbox; zero fields take the sandbox defaults.
@@ -143,7 +161,10 @@ type EventKind string
 const (
 	EventStarted  EventKind = "started"
 	EventFinished EventKind = "finished"
-	EventSkipped  EventKind = "skipped" // a report.json from an earlier run exists
+	// EventSkipped: an earlier run finished the instance (report.json), or
+	// recorded a failure of the prediction that a rerun does not retry
+	// (see Config.RetryFailures).
+	EventSkipped EventKind = "skipped"
 )
 
 // Status is the outcome of one instance.
@@ -172,12 +193,24 @@ type InstanceResult struct {
 	Status     Status
 	// FailToPass and PassToPass count successes out of totals.
 	FailToPass, PassToPass Fraction
-	// Error explains StatusError.
+	// Error explains StatusError; it is Err.Error(), kept for JSON and
+	// printing.
 	Error string
+	// Err is the error of StatusError, for errors.Is and errors.As: for
+	// example sandbox.ErrEngineUnreachable when the engine went away,
+	// sandbox.ErrImageNotFound, ErrNoImage, ErrPatchApply, ErrTestTimeout.
+	Err error `json:"-"`
 	// Warning flags something a person should know about a result that
 	// stands, e.g. a finished instance whose prediction has changed since
 	// (the official harness does not evaluate it again either, #504).
 	Warning string
+	// Outcome is the instance's one typed outcome.
+	Outcome Outcome
+	// Repeats compares the runs of the instance when Config.Repeat > 1;
+	// the rest of the result is run 1's.
+	Repeats *Repeats `json:",omitempty"`
+	// OOMKills counts processes of the tests the OOM killer ended.
+	OOMKills int
 	// PatchCommand is the patch attempt that worked.
 	PatchCommand string
 	// Duration is the instance's wall time; TestDuration the eval script's.

@@ -13,14 +13,47 @@
 //	logs/run_evaluation/<run_id>/<model>/<instance_id>/{patch.diff, eval.sh, test_output.txt, run_instance.log, report.json}
 //	<report_dir>/<model>.<run_id>.json
 //
-// Every file is written atomically; an instance with a report.json is
-// finished, so a rerun with the same run id resumes where a crash or Ctrl-C
-// left off.
+// What a crash can and cannot leave behind:
+//   - patch.diff, eval.sh, report.json and the run report are written to a
+//     temporary file, synced, renamed into place and the directory synced:
+//     they are whole or absent.
+//   - test_output.txt is written the same way once the eval script has
+//     ended (or timed out), so it exists only whole; a regrade
+//     (RewriteReports) never reads the output of tests that were cut
+//     short. When the script's output cannot be written in full (a full
+//     disk), the instance is an error and no test_output.txt is left.
+//   - run_instance.log is a log, appended a line at a time as the instance
+//     runs: after a crash it ends where the crash came. Nothing is graded
+//     from it.
 //
-// The pieces are sub-packages: dataset (rows and predictions), spec (test
-// commands, parsers and eval scripts per repository and version), repo
-// (go-git checkouts from local sources or a mirror cache), logparse (the
-// official log parsers) and grade (grading and reports).
+// An instance with a report.json is finished, so a rerun with the same run
+// id resumes where a crash or Ctrl-C left off; it removes the logs and the
+// temporary files of the instances it runs again. An instance whose patch
+// did not apply or whose tests timed out has no report.json (as in the
+// official harness) but a swebox_outcome.json recording that outcome; a
+// rerun reports it again without evaluating it, unless
+// Config.RetryFailures, so that a rerun after infrastructure failures
+// evaluates exactly the instances those left without a verdict.
+//
+// Every submitted instance ends with exactly one [Outcome] (resolved,
+// unresolved, out_of_memory, patch_failed, timed_out, error, empty_patch,
+// image_missing, image_pull_failed, engine_lost, cancelled), in
+// [InstanceResult].Outcome, [Result].Outcomes and the run report's added
+// key swebox_outcomes; the official keys are unchanged.
+//
+// [Prepare] resolves a Config into a [Plan] (mode, rules, the instances and
+// images of the run, each engine checked) before anything is written;
+// [Plan.Run] runs it. Errors are values: [InstanceResult].Err holds each
+// instance's (errors.Is with sandbox.ErrEngineUnreachable, ErrPatchApply,
+// ErrTestTimeout, ErrNoImage), and a run whose engine went away returns an
+// [*EngineLostError].
+//
+// The pieces are sub-packages: harness (the vocabulary of the official
+// harness: rules, modes, markers, FAIL_ONLY repositories, parser and image
+// names), dataset (rows and predictions), spec (test commands, parsers and
+// eval scripts per repository and version), repo (go-git checkouts from
+// local sources or a mirror cache), logparse (the official log parsers) and
+// grade (grading and reports).
 //
 // Usage:
 //

@@ -11,11 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 	"github.com/swebox/swebox/swebench/repo"
 	"github.com/swebox/swebox/swebench/spec"
@@ -41,47 +40,53 @@ type Result struct {
 	ReportPath string
 	// Warnings from loading (duplicate predictions, missing predictions).
 	Warnings []dataset.Warning
+	// Outcomes gives each submitted instance of the selection its one
+	// typed outcome: those run, skipped and regraded, those with an empty
+	// patch, and those a cancelled run never started. With RewriteReports,
+	// instances without a test_output.txt have none. The run report holds
+	// them under grade.OutcomesKey.
+	Outcomes map[string]Outcome
+	// FlakyPath is the flaky.json of a run with Config.Repeat > 1.
+	FlakyPath string
 }
 
 // Evaluate runs the predictions of cfg and writes the official logs and
-// reports. One instance's failure never stops the others; the error is
-// non-nil only when the run itself could not proceed (bad configuration, no
-// engine) or ctx ended, in which case finished reports are kept and a rerun
-// with the same RunID resumes.
+// reports: [Prepare], then [Plan.Run]. One instance's failure never stops
+// the others; the error is non-nil only when the run itself could not
+// proceed (bad configuration, no engine, images missing: the Result is then
+// nil), an engine was lost during the run ([ErrEngineLost]) or ctx ended;
+// in the last two cases the Result is set, finished reports are kept and a
+// rerun with the same RunID resumes.
 func Evaluate(ctx context.Context, cfg Config) (*Result, error) {
-	e, err := newEvaluator(cfg)
+	p, err := Prepare(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if !e.cfg.RewriteReports {
-		if err := e.connect(ctx); err != nil {
-			return nil, err
-		}
-	}
-	res := &Result{Model: e.sel.Model, Warnings: e.sel.Warnings}
-	results := e.runAll(ctx)
-	for _, r := range results {
-		if r != nil {
-			res.Instances = append(res.Instances, *r)
-		}
-	}
-	report, path, rerr := e.writeRunReport()
-	res.Report, res.ReportPath = report, path
-	return res, errors.Join(ctx.Err(), rerr)
+	defer p.Close()
+	return p.Run(ctx)
 }
 
 type evaluator struct {
 	cfg      Config
-	rules    logparse.Rules
+	rules    harness.Rules
 	sel      dataset.Selection
 	modelDir string // the model's path component
 	runDir   string // <log_dir>/run_evaluation/<run_id>/<model>
 	specOpts []spec.Option
+	specs    map[string]specEntry // by instance id, for sel.Run
 	log      *slog.Logger
+	// owned are the clients the run created, closed by Plan.Close.
+	owned []*sandbox.Client
 
 	images   imageCache
 	progress sync.Mutex
 	done     int
+}
+
+// specEntry is the test spec of one instance, or why there is none.
+type specEntry struct {
+	ts  spec.TestSpec
+	err error
 }
 
 func newEvaluator(cfg Config) (*evaluator, error) {
@@ -91,17 +96,31 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 	if _, err := dataset.SafePathComponent(dataset.KindRunID, cfg.RunID); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
-	if cfg.Rules == "" {
-		cfg.Rules = RulesV5
+	cfg.Rules = cfg.Rules.OrDefault()
+	if !cfg.Rules.Valid() {
+		return nil, fmt.Errorf("evaluate: unknown rules %q (want %s or %s)", cfg.Rules, harness.V4, harness.V5)
 	}
-	if cfg.Rules != RulesV4 && cfg.Rules != RulesV5 {
-		return nil, fmt.Errorf("evaluate: unknown rules %q (want v4 or v5)", cfg.Rules)
+	if cfg.Mode != "" && !cfg.Mode.Valid() {
+		return nil, fmt.Errorf("evaluate: unknown mode %q", cfg.Mode)
+	}
+	if cfg.ImageMap != nil && cfg.ImageMapFile != "" {
+		return nil, errors.New("evaluate: give ImageMap or ImageMapFile, not both")
+	}
+	if err := dataset.CheckUniqueIDs(cfg.Dataset); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	sel, err := dataset.Select(cfg.Dataset, cfg.Predictions, cfg.InstanceIDs)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	if cfg.Mode == "" {
-		cfg.Mode = ModeWorkspace
+		cfg.Mode = inferMode(cfg, sel.Instances)
 	}
-	if cfg.Mode != ModeWorkspace && cfg.Mode != ModePrebuilt {
-		return nil, fmt.Errorf("evaluate: unknown mode %q", cfg.Mode)
+	if cfg.Repeat < 0 {
+		return nil, fmt.Errorf("evaluate: Repeat %d is negative", cfg.Repeat)
+	}
+	if cfg.Repeat == 0 {
+		cfg.Repeat = 1
 	}
 	if cfg.MaxWorkers <= 0 {
 		cfg.MaxWorkers = DefaultMaxWorkers
@@ -119,20 +138,22 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		cfg.Image = DefaultImage
 	}
 	if cfg.ImageTag == "" {
-		cfg.ImageTag = DefaultImageTag
+		cfg.ImageTag = harness.DefaultTag
+	}
+	switch {
+	case cfg.PullRetries == 0:
+		cfg.PullRetries = DefaultPullRetries
+	case cfg.PullRetries < 0:
+		cfg.PullRetries = 0
+	}
+	if cfg.PullBackoff <= 0 {
+		cfg.PullBackoff = DefaultPullBackoff
 	}
 	if cfg.TestOutputLimit <= 0 {
 		cfg.TestOutputLimit = DefaultTestOutputLimit
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if err := dataset.CheckUniqueIDs(cfg.Dataset); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	sel, err := dataset.Select(cfg.Dataset, cfg.Predictions, cfg.InstanceIDs)
-	if err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	model := sel.Model
 	if model == "" {
@@ -143,26 +164,29 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	e := &evaluator{
-		cfg: cfg, rules: logparse.Rules(cfg.Rules), sel: sel, modelDir: modelDir,
+		cfg: cfg, rules: cfg.Rules, sel: sel, modelDir: modelDir,
 		runDir: filepath.Join(cfg.LogDir, "run_evaluation", cfg.RunID, modelDir),
 		log:    cfg.Logger,
 	}
-	e.specOpts = []spec.Option{spec.WithRules(string(cfg.Rules)), spec.WithTag(cfg.ImageTag)}
-	if cfg.Mode == ModePrebuilt {
+	e.specOpts = []spec.Option{spec.WithRules(cfg.Rules), spec.WithTag(cfg.ImageTag)}
+	if cfg.Mode == harness.ModePrebuilt {
 		ns := cfg.Namespace
 		switch ns {
 		case "":
-			ns = DefaultNamespace
+			ns = harness.DefaultNamespace
 		case NoNamespace:
 			ns = ""
 		}
-		e.specOpts = append(e.specOpts, spec.WithMode(spec.ModePrebuilt), spec.WithNamespace(ns))
+		e.specOpts = append(e.specOpts, spec.WithMode(harness.ModePrebuilt), spec.WithNamespace(ns))
 	} else {
 		im, err := spec.NewImageMap(cfg.ImageMap)
+		if cfg.ImageMapFile != "" {
+			im, err = spec.LoadImageMap(cfg.ImageMapFile)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("evaluate: image map: %w", err)
 		}
-		e.specOpts = append(e.specOpts, spec.WithMode(spec.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image))
+		e.specOpts = append(e.specOpts, spec.WithMode(harness.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image))
 	}
 	if cfg.SpecOverrides != "" {
 		o, err := spec.LoadOverrides(cfg.SpecOverrides)
@@ -174,17 +198,55 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		}
 		e.specOpts = append(e.specOpts, spec.WithOverrides(o))
 	}
+	e.specs = make(map[string]specEntry, len(sel.Run))
+	for _, id := range sel.Run {
+		inst, _ := sel.Instance(id)
+		ts, err := spec.For(inst, e.specOpts...)
+		if err != nil {
+			err = fmt.Errorf("test spec: %w", err)
+		}
+		e.specs[id] = specEntry{ts: ts, err: err}
+	}
 	return e, nil
+}
+
+// inferMode is the mode cfg asks for when Mode is empty:
+//   - prebuilt when Namespace (other than NoNamespace) or ImageTag is set
+//     (NoNamespace with ImageTag names the official harness's locally built
+//     images, sweb.eval.x86_64.<id>:<tag>);
+//   - workspace when Namespace is NoNamespace or a field only workspace
+//     mode uses is set (Image, ImageMap, ImageMapFile, Repos, RepoSources,
+//     KeepWorkspaces, ShareObjects, CopyWorkspace);
+//   - otherwise prebuilt when every selected row names its image (v5
+//     datasets), else workspace.
+func inferMode(cfg Config, rows []dataset.Instance) harness.Mode {
+	switch {
+	case (cfg.Namespace != "" && cfg.Namespace != NoNamespace) || cfg.ImageTag != "":
+		return harness.ModePrebuilt
+	case cfg.Namespace == NoNamespace, cfg.Image != "", len(cfg.ImageMap) > 0, cfg.ImageMapFile != "",
+		cfg.Repos != nil, len(cfg.RepoSources) > 0, cfg.KeepWorkspaces, cfg.ShareObjects, cfg.CopyWorkspace:
+		return harness.ModeWorkspace
+	}
+	if len(rows) == 0 {
+		return harness.ModeWorkspace
+	}
+	for _, r := range rows {
+		if r.Image == "" {
+			return harness.ModeWorkspace
+		}
+	}
+	return harness.ModePrebuilt
 }
 
 // connect makes sure every engine answers and, in workspace mode, that the
 // repository cache exists, before anything is written.
 func (e *evaluator) connect(ctx context.Context) error {
 	if len(e.cfg.Sandboxes) == 0 {
-		c, err := sandbox.New(sandbox.WithLogger(e.log))
+		c, err := newClient(sandbox.WithLogger(e.log))
 		if err != nil {
 			return fmt.Errorf("evaluate: %w", err)
 		}
+		e.owned = append(e.owned, c)
 		e.cfg.Sandboxes = []*sandbox.Client{c}
 	}
 	for _, c := range e.cfg.Sandboxes {
@@ -192,8 +254,8 @@ func (e *evaluator) connect(ctx context.Context) error {
 			return fmt.Errorf("evaluate: %w", err)
 		}
 	}
-	if e.cfg.Mode == ModeWorkspace && e.cfg.Repos == nil && len(e.sel.Run) > 0 {
-		rc, err := repo.New(repo.WithLogger(e.log))
+	if e.cfg.Mode == harness.ModeWorkspace && e.cfg.Repos == nil && len(e.sel.Run) > 0 {
+		rc, err := repo.New(repo.WithLocalSources(e.cfg.RepoSources...), repo.WithLogger(e.log))
 		if err != nil {
 			return fmt.Errorf("evaluate: repository cache: %w", err)
 		}
@@ -206,40 +268,77 @@ func (e *evaluator) connect(ctx context.Context) error {
 	return nil
 }
 
+// Seams for tests: how the run makes and closes the client it owns.
+var (
+	newClient   = sandbox.New
+	closeClient = (*sandbox.Client).Close
+)
+
 // runAll evaluates (or regrades) every selected instance with a prediction,
 // cfg.MaxWorkers at a time. The results are in dataset order.
 func (e *evaluator) runAll(ctx context.Context) []*InstanceResult {
 	ids := e.sel.Run
 	results := make([]*InstanceResult, len(ids))
-	var g errgroup.Group
-	g.SetLimit(e.cfg.MaxWorkers)
+	slots := make(workerSlots, e.cfg.MaxWorkers)
+	var wg sync.WaitGroup
 	for i, id := range ids {
-		if ctx.Err() != nil {
+		if !slots.acquire(ctx) {
 			break
 		}
-		g.Go(func() error {
-			if ctx.Err() != nil {
-				return nil
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			held := true
+			defer func() {
+				if held {
+					slots.release()
+				}
+			}()
 			inst, _ := e.sel.Instance(id)
 			pred := e.sel.Predictions[id]
 			var r InstanceResult
 			if e.cfg.RewriteReports {
 				rr, ok := e.regrade(inst, pred)
 				if !ok {
-					return nil
+					return
 				}
 				r = rr
 			} else {
+				pause := func() { slots.release(); held = false }
+				resume := func() bool { held = slots.acquire(ctx); return held }
+				if !e.awaitImage(ctx, i, id, pause, resume) {
+					return // ctx ended while waiting: never started
+				}
 				r = e.instance(ctx, i, inst, pred)
 			}
 			results[i] = &r
-			return nil
-		})
+		}()
 	}
-	_ = g.Wait()
+	wg.Wait()
 	return results
 }
+
+// workerSlots bounds the instances evaluated at once.
+type workerSlots chan struct{}
+
+// acquire takes a slot; false when ctx ended first.
+func (s workerSlots) acquire(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case s <- struct{}{}:
+		if ctx.Err() != nil {
+			<-s
+			return false
+		}
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s workerSlots) release() { <-s }
 
 func (e *evaluator) emit(ev Event) {
 	e.progress.Lock()
@@ -263,7 +362,7 @@ func (e *evaluator) instanceDir(id string) (string, error) {
 
 // writeRunReport builds the run report from the report.json files on disk,
 // as the official harness does, and writes it atomically.
-func (e *evaluator) writeRunReport() (grade.RunReport, string, error) {
+func (e *evaluator) writeRunReport(outcomes map[string]Outcome, results []InstanceResult) (grade.RunReport, string, error) {
 	in := grade.RunInput{
 		Rules:          e.rules,
 		Predictions:    map[string]grade.Prediction{},
@@ -283,9 +382,11 @@ func (e *evaluator) writeRunReport() (grade.RunReport, string, error) {
 			var r grade.InstanceReport
 			resolved = r.UnmarshalJSON(b) == nil && r.Resolved
 		}
-		// Failure reasons are for instances that did not resolve; their
-		// logs are read only then.
-		if e.rules == logparse.V5 && !resolved {
+		// Failure reasons are for instances that were run and did not
+		// resolve (5.0.2: unresolved and error ids, so neither empty patches
+		// nor instances without a prediction); their logs are read only then.
+		p, predicted := e.sel.Predictions[id]
+		if e.rules == harness.V5 && !resolved && predicted && !p.EmptyPatch() {
 			if reason := classifyInstance(dir); reason != "" {
 				in.FailureReasons[id] = reason
 			}
@@ -295,6 +396,20 @@ func (e *evaluator) writeRunReport() (grade.RunReport, string, error) {
 		in.Predictions[id] = grade.Prediction{EmptyPatch: p.EmptyPatch()}
 	}
 	report := grade.BuildRunReport(in)
+	report.Outcomes = make(map[string]string, len(outcomes))
+	for id, o := range outcomes {
+		report.Outcomes[id] = string(o)
+	}
+	for _, r := range results {
+		if r.Repeats != nil && r.Repeats.VerdictFlipped {
+			if report.FlakyVerdicts == nil {
+				report.FlakyVerdicts = map[string][]string{}
+			}
+			for _, o := range r.Repeats.Outcomes {
+				report.FlakyVerdicts[r.InstanceID] = append(report.FlakyVerdicts[r.InstanceID], string(o))
+			}
+		}
+	}
 	if err := os.MkdirAll(e.cfg.ReportDir, 0o755); err != nil {
 		return report, "", fmt.Errorf("write run report: %w", err)
 	}
@@ -316,7 +431,7 @@ func (e *evaluator) modelName() string {
 // "" when there are none or nothing matches.
 func classifyInstance(dir string) string {
 	var b strings.Builder
-	for _, f := range []string{"run_instance.log", "test_output.txt"} {
+	for _, f := range []string{"test_output.txt", "run_instance.log"} {
 		if data, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 			b.Write(data)
 			b.WriteByte('\n')
@@ -347,12 +462,28 @@ func (ic *imageCache) ensure(ctx context.Context, c *sandbox.Client, image strin
 		return err
 	}
 	err = c.EnsureImage(ctx, sandbox.EnsureImageRequest{Image: image})
-	if ctx.Err() == nil {
+	if errors.Is(err, sandbox.ErrNotSupported) {
+		// No image store to ask (Kubernetes): the node reports a missing
+		// image when the sandbox starts, as sandbox.ErrImageNotFound.
+		err = nil
+	}
+	// A rate limit passes; awaitImage settles it when it gives up.
+	if ctx.Err() == nil && !errors.Is(err, sandbox.ErrRateLimited) {
 		ic.mu.Lock()
 		ic.checked[key] = err
 		ic.mu.Unlock()
 	}
 	return err
+}
+
+// settle records the final outcome of an image's pulls on c.
+func (ic *imageCache) settle(c *sandbox.Client, image string, err error) {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if ic.checked == nil {
+		ic.checked = map[string]error{}
+	}
+	ic.checked[c.Host()+"\x00"+image] = err
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,10 +17,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // The test project is testenv's: calc.add is wrong at base_commit; the test
@@ -82,18 +86,19 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 	got := byID(res)
 
 	type testCase struct {
-		id     string
-		status swebench.Status
-		f2p    swebench.Fraction
-		p2p    swebench.Fraction
-		errSub string
+		id      string
+		status  swebench.Status
+		f2p     swebench.Fraction
+		p2p     swebench.Fraction
+		outcome swebench.Outcome
+		err     error
 	}
 	for _, tc := range []testCase{
-		{id: "calc__calc-1", status: swebench.StatusResolved, f2p: swebench.Fraction{Passed: 1, Total: 1}, p2p: swebench.Fraction{Passed: 2, Total: 2}},
-		{id: "calc__calc-2", status: swebench.StatusUnresolved, f2p: swebench.Fraction{Passed: 0, Total: 1}, p2p: swebench.Fraction{Passed: 2, Total: 2}},
-		{id: "calc__calc-3", status: swebench.StatusUnresolved, f2p: swebench.Fraction{Passed: 1, Total: 1}, p2p: swebench.Fraction{Passed: 0, Total: 2}},
-		{id: "calc__calc-4", status: swebench.StatusError, errSub: "patch apply failed"},
-		{id: "calc__calc-6", status: swebench.StatusError, errSub: "timed out"},
+		{id: "calc__calc-1", status: swebench.StatusResolved, outcome: swebench.OutcomeResolved, f2p: swebench.Fraction{Passed: 1, Total: 1}, p2p: swebench.Fraction{Passed: 2, Total: 2}},
+		{id: "calc__calc-2", status: swebench.StatusUnresolved, outcome: swebench.OutcomeUnresolved, f2p: swebench.Fraction{Passed: 0, Total: 1}, p2p: swebench.Fraction{Passed: 2, Total: 2}},
+		{id: "calc__calc-3", status: swebench.StatusUnresolved, outcome: swebench.OutcomeUnresolved, f2p: swebench.Fraction{Passed: 1, Total: 1}, p2p: swebench.Fraction{Passed: 0, Total: 2}},
+		{id: "calc__calc-4", status: swebench.StatusError, outcome: swebench.OutcomePatchFailed, err: swebench.ErrPatchApply},
+		{id: "calc__calc-6", status: swebench.StatusError, outcome: swebench.OutcomeTimedOut, err: swebench.ErrTestTimeout},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			r, ok := got[tc.id]
@@ -101,11 +106,19 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 			assert.Equal(t, tc.status, r.Status, r.Error)
 			assert.Equal(t, tc.f2p, r.FailToPass)
 			assert.Equal(t, tc.p2p, r.PassToPass)
-			if tc.errSub != "" {
-				assert.Contains(t, r.Error, tc.errSub)
+			assert.Equal(t, tc.outcome, r.Outcome)
+			assert.Equal(t, tc.outcome, res.Outcomes[tc.id], "the run's outcomes")
+			if tc.err != nil {
+				assert.ErrorIs(t, r.Err, tc.err)
+				assert.Equal(t, r.Err.Error(), r.Error, "the string is the error's text")
+			} else {
+				assert.NoError(t, r.Err)
 			}
 		})
 	}
+	assert.Equal(t, swebench.OutcomeEmptyPatch, res.Outcomes["calc__calc-5"])
+	assert.Len(t, res.Outcomes, 6, "one outcome per submitted instance")
+	assert.Equal(t, string(swebench.OutcomePatchFailed), testenv.RunReport(t, res.ReportPath)[grade.OutcomesKey].(map[string]any)["calc__calc-4"], "the run report holds them")
 	_, ran := got["calc__calc-5"]
 	assert.False(t, ran, "an empty patch is not run")
 
@@ -139,13 +152,50 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 	assert.Zero(t, f.containers(t), "every container of the run is removed")
 	assert.Len(t, events, 10, "a start and an end per instance run")
 
-	// A rerun with the same run id skips finished instances and retries
-	// error ones.
-	cfg.Progress = nil
+	// A rerun with the same run id skips finished instances, and those
+	// whose patch failed or whose tests timed out: it would only repeat
+	// them. Their outcomes and errors are the recorded ones.
+	var started []string
+	cfg.Progress = func(ev swebench.Event) {
+		if ev.Kind == swebench.EventStarted {
+			mu.Lock()
+			started = append(started, ev.InstanceID)
+			mu.Unlock()
+		}
+	}
 	res2, err := swebench.Evaluate(context.Background(), cfg)
 	require.NoError(t, err)
+	// (On a loaded machine more instances may time out; whatever the first
+	// run's outcomes, only those without a verdict or a recorded failure of
+	// the prediction run again.)
+	var again []string
+	for id, o := range res.Outcomes {
+		switch o {
+		case swebench.OutcomeResolved, swebench.OutcomeUnresolved, swebench.OutcomeOutOfMemory, swebench.OutcomeEmptyPatch,
+			swebench.OutcomePatchFailed, swebench.OutcomeTimedOut:
+			assert.Equal(t, o, res2.Outcomes[id], "%s keeps its outcome", id)
+		default:
+			again = append(again, id)
+		}
+	}
+	assert.ElementsMatch(t, again, started, "only instances without a verdict or a recorded failure are evaluated again")
 	assert.Equal(t, r.ResolvedIDs, res2.Report.ResolvedIDs)
-	assert.Equal(t, r.ErrorIDs, res2.Report.ErrorIDs)
+	got2 := byID(res2)
+	assert.ErrorIs(t, got2["calc__calc-4"].Err, swebench.ErrPatchApply)
+	assert.ErrorIs(t, got2["calc__calc-6"].Err, swebench.ErrTestTimeout)
+	var earlier *swebench.EarlierRunError
+	assert.ErrorAs(t, got2["calc__calc-6"].Err, &earlier)
+
+	// With RetryFailures they are evaluated again, as the official harness
+	// does.
+	cfg.RetryFailures, cfg.InstanceIDs, started = true, []string{"calc__calc-1", "calc__calc-4"}, nil
+	res2, err = swebench.Evaluate(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"calc__calc-4"}, started, "the failure is retried, the verdict is kept")
+	assert.Equal(t, swebench.OutcomePatchFailed, res2.Outcomes["calc__calc-4"])
+	var none *swebench.EarlierRunError
+	assert.False(t, errors.As(byID(res2)["calc__calc-4"].Err, &none), "a fresh error")
+	cfg.RetryFailures, cfg.InstanceIDs, cfg.Progress = false, nil, nil
 
 	// Rewrite mode regrades the logs without containers.
 	cfg.RewriteReports = true
@@ -200,6 +250,12 @@ func TestEvaluateResumesAfterCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, res.Report.CompletedInstances, "finished reports are kept")
 	assert.Zero(t, f.containers(t), "cancelling removes the containers")
+	outcomes := map[swebench.Outcome]int{}
+	for _, o := range res.Outcomes {
+		outcomes[o]++
+	}
+	assert.Equal(t, map[swebench.Outcome]int{swebench.OutcomeResolved: 2, swebench.OutcomeCancelled: 4}, outcomes,
+		"the instances stopped or never started are cancelled")
 
 	cfg.Progress = nil
 	var skipped, ran int
@@ -216,6 +272,9 @@ func TestEvaluateResumesAfterCancel(t *testing.T) {
 	assert.Equal(t, 6, res.Report.ResolvedInstances)
 	assert.Equal(t, 2, skipped)
 	assert.Equal(t, 4, ran)
+	for id, o := range res.Outcomes {
+		assert.Equal(t, swebench.OutcomeResolved, o, id)
+	}
 }
 
 func TestEvaluatePrebuiltMode(t *testing.T) {
@@ -239,7 +298,7 @@ func TestEvaluatePrebuiltMode(t *testing.T) {
 	})
 
 	cfg := f.config(t, "prebuilt", []dataset.Prediction{pred("calc__calc-1", goldPatch)})
-	cfg.Mode, cfg.Namespace, cfg.Repos = swebench.ModePrebuilt, ns, nil
+	cfg.Mode, cfg.Namespace, cfg.Repos = harness.ModePrebuilt, ns, nil
 	cfg.InstanceIDs = []string{"calc__calc-1"}
 	res, err := swebench.Evaluate(ctx, cfg)
 	require.NoError(t, err)
@@ -297,15 +356,12 @@ func addToTar(t *testing.T, tb *tarBuf, name, content string) {
 	require.NoError(t, tb.tw.Close())
 }
 
-// remoteEngine is the local engine presented as one on another machine, whose
-// containers cannot see this machine's files.
-type remoteEngine struct{ sandbox.DockerAPI }
-
-func (remoteEngine) DaemonHost() string { return "tcp://10.0.0.1:2376" }
-
 func TestEvaluateCopiesWorkspacesToRemoteEngines(t *testing.T) {
 	f := newFixture(t)
-	remote, err := sandbox.New(sandbox.WithDockerAPI(remoteEngine{f.client.API()}), sandbox.WithSession(f.client.Session()))
+	// The local engine presented as one on another machine (a TCP
+	// address), whose containers cannot see this machine's files.
+	proxy := testenv.NewEngineProxy(t, f.client.Host(), "tcp")
+	remote, err := sandbox.New(sandbox.WithHost(proxy.Host()), sandbox.WithSession(f.client.Session()))
 	require.NoError(t, err)
 	cfg := f.config(t, "remote", []dataset.Prediction{pred("calc__calc-1", goldPatch), pred("calc__calc-3", regressionPatch)})
 	cfg.InstanceIDs = []string{"calc__calc-1", "calc__calc-3"}
@@ -329,7 +385,7 @@ func TestEvaluateUnderGVisor(t *testing.T) {
 	rts, err := f.client.Runtimes(context.Background())
 	require.NoError(t, err)
 	if !slices.Contains(rts, "runsc") {
-		t.Skipf("runtime runsc is not registered with this engine (have %v)", rts)
+		cienv.Skip(t, "runtime runsc is not registered with this engine (have %v)", rts)
 	}
 	cfg := f.config(t, "gvisor", []dataset.Prediction{pred("calc__calc-1", goldPatch), pred("calc__calc-2", wrongPatch)})
 	cfg.InstanceIDs = []string{"calc__calc-1", "calc__calc-2"}

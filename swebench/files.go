@@ -2,52 +2,36 @@ package swebench
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"sync"
+
+	"github.com/swebox/swebox/internal/atomicfile"
 )
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader (or a rerun after a crash) sees the old
-// file or the new one, never half of one.
+// writeFileAtomic writes data to path so that a reader, or a rerun after a
+// crash, sees the old file or the new one, never half of one.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if werr != nil || serr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, firstErr(werr, serr, cerr))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o644)
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+// pendingFile is a file that shows at its path only once committed
+// (*atomicfile.File).
+type pendingFile interface {
+	io.Writer
+	Commit() error
+	Abort()
 }
 
 // cappedFile writes a stream to a file, keeping at most limit bytes: the
 // head goes straight to disk, and past it only the last tailSize bytes are
 // kept in memory, appended at Close after a line saying how many bytes were
 // dropped. A test that prints gigabytes costs neither disk nor memory, and
-// the summary at the end of a pytest log survives.
+// the summary at the end of a pytest log survives. The file shows at its
+// path only once Close has written all of it: a crash leaves no partial log
+// for a regrade to trust.
 type cappedFile struct {
 	mu       sync.Mutex
-	f        *os.File
+	f        pendingFile
 	headLeft int64
 	tail     []byte
 	tailPos  int
@@ -60,12 +44,16 @@ type cappedFile struct {
 const tailShare = 8
 
 func newCappedFile(path string, limit int64) (*cappedFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	return newCapped(f, limit), nil
+}
+
+func newCapped(f pendingFile, limit int64) *cappedFile {
 	tailSize := limit / tailShare
-	return &cappedFile{f: f, headLeft: limit - tailSize, tail: make([]byte, 0, tailSize)}, nil
+	return &cappedFile{f: f, headLeft: limit - tailSize, tail: make([]byte, 0, tailSize)}
 }
 
 func (c *cappedFile) Write(p []byte) (int, error) {
@@ -74,9 +62,7 @@ func (c *cappedFile) Write(p []byte) (int, error) {
 	n := len(p)
 	if c.headLeft > 0 {
 		k := min(int64(len(p)), c.headLeft)
-		if _, err := c.f.Write(p[:k]); err != nil && c.err == nil {
-			c.err = err
-		}
+		c.write(p[:k])
 		c.headLeft -= k
 		p = p[k:]
 	}
@@ -99,7 +85,10 @@ func (c *cappedFile) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close writes the kept tail and closes the file.
+// Close writes the kept tail and commits the file. Any failed write, of
+// the head, the drop note or the tail (a full disk), is returned, and then
+// nothing shows at the path: a log missing its end (where pytest's summary
+// is) must not be graded.
 func (c *cappedFile) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,16 +96,34 @@ func (c *cappedFile) Close() error {
 		return c.err
 	}
 	if c.dropped > 0 {
-		fmt.Fprintf(c.f, "\n[swebox: %d bytes of output dropped here]\n", c.dropped)
+		c.write([]byte(fmt.Sprintf("\n[swebox: %d bytes of output dropped here]\n", c.dropped)))
 	}
 	if len(c.tail) > 0 {
-		c.f.Write(c.tail[c.tailPos:])
-		c.f.Write(c.tail[:c.tailPos])
+		c.write(c.tail[c.tailPos:])
+		c.write(c.tail[:c.tailPos])
 	}
-	err := c.f.Close()
+	if c.err != nil {
+		c.f.Abort()
+	} else {
+		c.err = c.f.Commit()
+	}
 	c.f = nil
-	if c.err == nil {
+	return c.err
+}
+
+// Abort discards the file.
+func (c *cappedFile) Abort() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f != nil {
+		c.f.Abort()
+		c.f = nil
+	}
+}
+
+// write writes p, keeping the first error.
+func (c *cappedFile) write(p []byte) {
+	if _, err := c.f.Write(p); err != nil && c.err == nil {
 		c.err = err
 	}
-	return c.err
 }

@@ -16,10 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swebox/swebox/internal/atomicfile"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/repo"
 	"github.com/swebox/swebox/swebench/spec"
 )
@@ -59,35 +60,76 @@ func (l *instanceLog) printf(format string, a ...any) {
 	fmt.Fprintf(l.f, "%s - %s\n", time.Now().UTC().Format("2006-01-02 15:04:05,000"), fmt.Sprintf(format, a...))
 }
 
-// instance evaluates one instance and returns its result. Every failure is
+// instance evaluates one instance (Config.Repeat times) and returns its
+// result, run 1's with the comparison of the runs. Every failure is
 // recorded in the result and in run_instance.log, never returned.
 func (e *evaluator) instance(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction) InstanceResult {
 	start := time.Now()
 	id := inst.InstanceID
-	res := InstanceResult{InstanceID: id}
 	dir, err := e.instanceDir(id)
 	if err != nil {
-		res.Status, res.Error = StatusError, err.Error()
+		res := InstanceResult{InstanceID: id}
+		res.setErr(err)
+		res.Outcome = outcomeOf(&res)
 		e.emit(Event{Kind: EventFinished, InstanceID: id, Result: &res})
 		return res
 	}
+	started := false
+	attempt := func(d string) InstanceResult {
+		return e.attempt(ctx, n, inst, pred, d, func() {
+			if !started {
+				started = true
+				e.emit(Event{Kind: EventStarted, InstanceID: id})
+			}
+		})
+	}
+	res := attempt(dir)
 	res.LogDir = dir
+	if e.cfg.Repeat > 1 {
+		res.Repeats = e.repeatRuns(attempt, inst, pred, dir, res)
+	}
+	kind := EventSkipped
+	if started {
+		kind = EventFinished
+		res.Duration = since(start)
+	}
+	e.emit(Event{Kind: kind, InstanceID: id, Result: &res})
+	return res
+}
+
+// attempt evaluates one run of an instance in dir, or reports what an
+// earlier run recorded there; it calls start before evaluating.
+func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction, dir string, start func()) InstanceResult {
+	res := InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
 	// Resume: an instance with a report.json is finished (official rule).
 	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err == nil {
 		fillFromReport(&res, b)
+		if res.Status == StatusUnresolved && oomLogged(dir) {
+			res.OOMKills = 1 // at least
+		}
+		res.Outcome = outcomeOf(&res)
 		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) != pred.Patch() {
 			res.Warning = "the prediction's patch differs from the one this report graded; use a new run id to evaluate it"
 		}
-		e.emit(Event{Kind: EventSkipped, InstanceID: id, Result: &res})
 		return res
 	}
-	e.emit(Event{Kind: EventStarted, InstanceID: id})
-	err = e.evaluate(ctx, n, inst, pred, dir, &res)
-	if err != nil {
-		res.Status, res.Error = StatusError, err.Error()
+	// A failure of the prediction that an earlier attempt recorded is kept,
+	// unless asked to retry or the patch has changed since.
+	if rec, ok := recordedOutcome(dir); ok && !e.cfg.RetryFailures {
+		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) == pred.Patch() {
+			res.setErr(&EarlierRunError{Outcome: rec.Outcome, Message: rec.Error})
+			res.Outcome = outcomeOf(&res)
+			return res
+		}
 	}
-	res.Duration = since(start)
-	e.emit(Event{Kind: EventFinished, InstanceID: id, Result: &res})
+	start()
+	if err := e.evaluate(ctx, n, inst, pred, dir, &res); err != nil {
+		res.setErr(err)
+	}
+	res.Outcome = outcomeOf(&res)
+	if err := recordOutcome(dir, &res); err != nil {
+		res.Warning = fmt.Sprintf("could not record the outcome: %v", err)
+	}
 	return res
 }
 
@@ -97,9 +139,13 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create log dir: %w", err)
 	}
-	// Leftovers of an interrupted attempt would confuse the rerun.
-	for _, f := range []string{"test_output.txt", "run_instance.log"} {
+	// Leftovers of an interrupted attempt would confuse the rerun: its logs
+	// and the temporary files of writes a crash cut short.
+	for _, f := range []string{"test_output.txt", "run_instance.log", outcomeFile} {
 		os.Remove(filepath.Join(dir, f))
+	}
+	if err := atomicfile.RemoveStale(dir, ""); err != nil {
+		return fmt.Errorf("remove leftovers: %w", err)
 	}
 	lf, err := os.Create(filepath.Join(dir, "run_instance.log"))
 	if err != nil {
@@ -116,17 +162,21 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err := writeFileAtomic(filepath.Join(dir, "patch.diff"), []byte(patch)); err != nil {
 		return err
 	}
-	ts, err := spec.For(inst, e.specOpts...)
-	if err != nil {
-		return fmt.Errorf("test spec: %w", err)
-	}
+	ts := e.specs[inst.InstanceID].ts
 	for _, note := range ts.Notes {
 		ilog.printf("Spec: %s", note)
 	}
-	if ts.Image == "" {
-		return fmt.Errorf("no image for %s version %s: pass one with --image or --image_map", inst.Repo, inst.Version)
+	if err := e.specs[inst.InstanceID].err; err != nil {
+		return err
 	}
-	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: e.cfg.Mode == ModeWorkspace})
+	if ts.Image == "" {
+		return &NoImageError{Repo: inst.Repo, Version: inst.Version}
+	}
+	assets, err := e.stageAssets(ctx, ts, dir, ilog)
+	if err != nil {
+		return err
+	}
+	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: e.cfg.Mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
 	if err := writeFileAtomic(filepath.Join(dir, "eval.sh"), []byte(script)); err != nil {
 		return err
 	}
@@ -165,7 +215,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// The patch, and after it the script, go into the repository's .git
 	// directory: it is on a mount (bind or volume), which the engine's
 	// archive endpoint writes to directly, and git ignores it.
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{"patch.diff": []byte(patch)}), Dest: spec.RepoDir + "/.git"}); err != nil {
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{"patch.diff": []byte(patch)}), Dest: harness.RepoDir + "/.git"}); err != nil {
 		return fmt.Errorf("copy patch: %w", err)
 	}
 	applied, err := e.applyPatch(ctx, sb, ilog)
@@ -176,7 +226,11 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// The script arrives only now, under a name the patch could not
 	// predict, so a patch cannot have replaced it.
 	scriptName := "eval-" + randomHex(8) + ".sh"
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{scriptName: []byte(script)}), Dest: spec.RepoDir + "/.git"}); err != nil {
+	staged := map[string][]byte{scriptName: []byte(script)}
+	for name, data := range assets.files {
+		staged[name] = data
+	}
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: harness.RepoDir + "/.git"}); err != nil {
 		return fmt.Errorf("copy eval script: %w", err)
 	}
 	if e.cfg.LogDiffs {
@@ -196,28 +250,30 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// lines, say); eval of the whole text, read before anything runs,
 	// leaves nothing to rewrite.
 	run, runErr := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: []string{"bash", "-c", `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`}, WorkingDir: spec.RepoDir,
+		Cmd: []string{"bash", "-c", `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`}, WorkingDir: harness.RepoDir,
 		Timeout: e.cfg.Timeout, Stdout: out, OutputLimit: 4 << 10,
 	})
-	if cerr := out.Close(); cerr != nil && runErr == nil {
-		runErr = fmt.Errorf("write test_output.txt: %w", cerr)
-	}
 	res.TestDuration = run.Duration.Round(time.Millisecond)
 	if runErr != nil {
+		out.Abort() // what the script printed before the failure is no test log
 		return fmt.Errorf("run eval script: %w", runErr)
+	}
+	if run.TimedOut {
+		// The official harness appends this line to the log, which a
+		// regrade then reads.
+		fmt.Fprintf(out, "\n\nTimeout error: %d seconds exceeded.", int(e.cfg.Timeout.Seconds()))
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write test_output.txt: %w", err)
 	}
 	ilog.printf("Eval script finished in %s with exit code %d", res.TestDuration, run.ExitCode)
 	if run.TimedOut {
-		f, ferr := os.OpenFile(outPath, os.O_APPEND|os.O_WRONLY, 0)
-		if ferr == nil {
-			fmt.Fprintf(f, "\n\nTimeout error: %d seconds exceeded.", int(e.cfg.Timeout.Seconds()))
-			f.Close()
-		}
-		return fmt.Errorf("test timed out after %d seconds", int(e.cfg.Timeout.Seconds()))
+		return &TimeoutError{Timeout: e.cfg.Timeout}
 	}
 	if n, err := sb.OOMKills(ctx); err == nil && n > 0 {
 		// Reported for people and for v5's failure classifier.
-		ilog.printf("Out of memory: the OOM killer ended %d process(es) of the tests (memory limit %d bytes)", n, sb.Spec().Limits.Memory)
+		res.OOMKills = int(n)
+		ilog.printf(oomLine+" %d process(es) of the tests (memory limit %d bytes)", n, sb.Spec().Limits.Memory)
 	}
 	if e.cfg.LogDiffs {
 		e.logDiff(ctx, sb, ilog, "after")
@@ -243,11 +299,11 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 	cleanup = func() error { return nil }
 	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
 	profile := func() sandbox.Spec {
-		s := sandbox.SWEBenchProfile(ts.Image)
+		s := SandboxSpec(ts.Image)
 		s.Policy, s.Labels, s.Runtime, s.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
 		return s
 	}
-	if e.cfg.Mode == ModePrebuilt {
+	if e.cfg.Mode == harness.ModePrebuilt {
 		return profile(), nil, cleanup, nil
 	}
 	ws := filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir, filepath.Base(filepath.Clean("/"+inst.InstanceID)))
@@ -284,7 +340,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		// checkout through the engine's archive endpoint.
 		populate = func(ctx context.Context, sb *sandbox.Sandbox) error {
 			res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{
-				HostPath: ws, Dest: spec.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
+				HostPath: ws, Dest: harness.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
 			})
 			if err != nil {
 				return fmt.Errorf("copy the checkout into the container: %w", err)
@@ -295,7 +351,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		return profile(), populate, cleanup, nil
 	}
 	s = sandbox.Spec{
-		Image: ts.Image, Workspace: ws, WorkspaceTarget: spec.RepoDir, WorkingDir: spec.RepoDir,
+		Image: ts.Image, Workspace: ws, WorkspaceTarget: harness.RepoDir, WorkingDir: harness.RepoDir,
 		User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
 	}
 	// With ShareObjects, the workspace's .git borrows the source's objects
@@ -347,13 +403,13 @@ func removeWorkspace(ws string) error {
 
 // applyPatch runs the official patch fallbacks; the first that exits 0 wins.
 func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog) (string, error) {
-	attempts, err := spec.PatchCommands(string(e.cfg.Rules), stagedPatch)
+	attempts, err := spec.PatchCommands(e.cfg.Rules, stagedPatch)
 	if err != nil {
 		return "", err
 	}
 	var outputs []string
 	for i, argv := range attempts {
-		if i > 0 && e.rules == logparse.V5 {
+		if i > 0 && e.rules == harness.V5 {
 			for _, reset := range spec.ResetCommands() {
 				if _, err := e.exec(ctx, sb, argv2req(reset, patchTimeout)); err != nil {
 					return "", err
@@ -366,25 +422,25 @@ func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *i
 		}
 		cmd := strings.Join(argv, " ")
 		if r.ExitCode == 0 && !r.TimedOut {
-			ilog.printf(">>>>> Applied Patch:\n%s\n%s", cmd, r.Stdout.String()+r.Stderr.String())
+			ilog.printf("%s:\n%s\n%s", harness.AppliedPatchMarker, cmd, r.Stdout.String()+r.Stderr.String())
 			return cmd, nil
 		}
 		ilog.printf("Failed to apply patch to container: %s", cmd)
 		outputs = append(outputs, fmt.Sprintf("$ %s (exit %d)\n%s%s", cmd, r.ExitCode, r.Stdout.String(), r.Stderr.String()))
 	}
-	if e.rules == logparse.V5 {
+	if e.rules == harness.V5 {
 		argv := spec.ReverseCheckCommand(stagedPatch)
 		if r, err := e.exec(ctx, sb, argv2req(argv, patchTimeout)); err == nil && r.ExitCode == 0 {
-			ilog.printf(">>>>> Patch Already Applied: %s", strings.Join(argv, " "))
+			ilog.printf("%s: %s", harness.PatchAlreadyAppliedMarker, strings.Join(argv, " "))
 			return strings.Join(argv, " "), nil
 		}
 	}
-	ilog.printf(">>>>> Patch Apply Failed:\n%s", strings.Join(outputs, "\n"))
-	return "", errors.New("patch apply failed: see run_instance.log")
+	ilog.printf("%s:\n%s", harness.PatchApplyFailMarker, strings.Join(outputs, "\n"))
+	return "", fmt.Errorf("%w: see run_instance.log", ErrPatchApply)
 }
 
 func argv2req(argv []string, timeout time.Duration) sandbox.ExecRequest {
-	return sandbox.ExecRequest{Cmd: argv, WorkingDir: spec.RepoDir, Timeout: timeout}
+	return sandbox.ExecRequest{Cmd: argv, WorkingDir: harness.RepoDir, Timeout: timeout}
 }
 
 func (e *evaluator) exec(ctx context.Context, sb *sandbox.Sandbox, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
@@ -399,7 +455,7 @@ func (e *evaluator) exec(ctx context.Context, sb *sandbox.Sandbox, req sandbox.E
 // harness does before and after the tests (for people, not for grading).
 func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, when string) {
 	r, err := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: []string{"git", "-c", "core.fileMode=false", "diff"}, WorkingDir: spec.RepoDir,
+		Cmd: []string{"git", "-c", "core.fileMode=false", "diff"}, WorkingDir: harness.RepoDir,
 		Timeout: diffTimeout, OutputLimit: 256 << 10,
 	})
 	if err != nil {
@@ -420,7 +476,7 @@ func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.
 		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
 	}
 	in := grade.Input{
-		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo,
+		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
 		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
 		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
 		Rules:    e.rules, PatchIsNone: pred.ModelPatch == nil, Regrade: regrade,
@@ -445,7 +501,7 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 		return res, false
 	}
 	res.LogDir = dir
-	ts, err := spec.For(inst, e.specOpts...)
+	ts, err := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].err
 	var report grade.InstanceReport
 	if err == nil {
 		report, err = e.grade(inst, ts, pred, outPath, true)
@@ -454,12 +510,18 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 		err = writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode())
 	}
 	if err != nil {
-		res.Status, res.Error = StatusError, err.Error()
+		res.setErr(err)
 	} else {
 		fillFromInstanceReport(&res, report)
 	}
+	res.Outcome = outcomeOf(&res)
 	e.emit(Event{Kind: EventFinished, InstanceID: inst.InstanceID, Result: &res})
 	return res, true
+}
+
+// setErr makes res an error instance.
+func (res *InstanceResult) setErr(err error) {
+	res.Status, res.Err, res.Error = StatusError, err, err.Error()
 }
 
 func fillFromInstanceReport(res *InstanceResult, r grade.InstanceReport) {
@@ -477,7 +539,7 @@ func fillFromInstanceReport(res *InstanceResult, r grade.InstanceReport) {
 func fillFromReport(res *InstanceResult, b []byte) {
 	var r grade.InstanceReport
 	if err := r.UnmarshalJSON(b); err != nil {
-		res.Status, res.Error = StatusError, "unreadable report.json: "+err.Error()
+		res.setErr(fmt.Errorf("unreadable report.json: %w", err))
 		return
 	}
 	fillFromInstanceReport(res, r)

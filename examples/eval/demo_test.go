@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/repo"
@@ -133,7 +134,7 @@ func TestDemoRepoChecksOut(t *testing.T) {
 // git itself finds the built repository sound and agrees on its history.
 func TestDemoRepoPassesGitFsck(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		cienv.Skip(t, "git is not installed")
 	}
 	r := buildDemoRepoT(t)
 	gitDir := filepath.Join(r.Sources, "swebox__demo.git")

@@ -153,6 +153,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if o.Image != swebench.DefaultImage || o.set["image_map"] {
 				return nil // the user chose the images
 			}
+			if o.Kubeconfig != "" {
+				return nil // images are loaded into the nodes by whoever runs the cluster
+			}
 			for _, c := range clients {
 				if err := ensureDefaultImage(ctx, c, o.Image, w); err != nil {
 					return err

@@ -1,5 +1,8 @@
 // Command eval evaluates SWE-bench predictions in hardened containers. It is
-// a thin layer over package swebench, with the flags of the official
+// a thin layer over package swebench: it maps its flags onto a
+// swebench.Config, lets swebench.Prepare plan the run (mode, images, engines)
+// and prints the plan, the progress and the summary, adding advice to errors.
+// The flags are those of the official
 // `python -m swebench.harness.run_evaluation` (same names, meanings and
 // defaults) and a few of its own.
 //

@@ -57,6 +57,8 @@ func TestDemoEndToEnd(t *testing.T) {
 	t.Log(out.String())
 	require.Equal(t, exitOK, code, "the demo failed or a verdict differs")
 	assert.Contains(t, out.String(), "demo: all 7 verdicts are the expected ones.")
+	assert.Contains(t, out.String(), "outcomes: 2 resolved, 2 unresolved, 1 patch_failed, 1 timed_out, 1 empty_patch\n",
+		"every instance has one typed outcome")
 
 	// The run report, written where --log_dir says (the demo's report_dir
 	// follows it), holds each instance in the expected category.
@@ -73,6 +75,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	assert.Equal(t, want[swebench.StatusResolved], rep.ResolvedIDs)
 	assert.Equal(t, want[swebench.StatusUnresolved], rep.UnresolvedIDs)
 	assert.Equal(t, want[swebench.StatusError], rep.ErrorIDs)
+	assert.Len(t, rep.Outcomes, len(cases), "the run report gives every instance its outcome")
 	assert.Equal(t, want[swebench.StatusEmptyPatch], rep.EmptyPatchIDs)
 
 	// Each failure for the reason the demo wrote it for.
@@ -150,7 +153,7 @@ func TestRunInfrastructureFailures(t *testing.T) {
 	}
 	cases := []testCase{
 		{name: "engine unreachable", args: []string{"--docker_host", "unix:///nonexistent/docker.sock"},
-			want: []string{"cannot reach the Docker engine at unix:///nonexistent/docker.sock", "start it"}},
+			want: []string{"cannot reach the engine at unix:///nonexistent/docker.sock", "Start the Docker engine"}},
 		{name: "image missing", args: []string{"--image", "swebox/no-such-image:0"}, engine: true,
 			want: []string{"missing images: swebox/no-such-image:0", "Build or load them"}},
 	}
@@ -186,32 +189,12 @@ func TestInterruptAndResume(t *testing.T) {
 	runID := fmt.Sprintf("interrupt-%d", time.Now().UnixNano())
 	logDir := t.TempDir()
 	args := append([]string{"demo", "--log_dir", logDir, "--run_id", runID, "--max_workers", "2"}, imageArgs()...)
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-
-	// Interrupt once the first instance has finished with a verdict; the
-	// hanging instance is still running then (its timeout is 20 s).
-	var log strings.Builder
-	sc := bufio.NewScanner(stderr)
-	finished := regexp.MustCompile(`^\[\d+/\d+\] \S+: (resolved|unresolved) `)
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-		if finished.MatchString(sc.Text()) {
-			require.NoError(t, cmd.Process.Signal(os.Interrupt))
-			break
-		}
-	}
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-	}
-	err = cmd.Wait()
-	t.Log(log.String())
+	log, err := interruptAfterVerdict(t, exec.Command(bin, args...), nil)
+	t.Log(log)
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, exitInterrupted, ee.ExitCode())
-	assert.Contains(t, log.String(), "interrupted; finished reports are kept")
+	assert.Contains(t, log, "interrupted; finished reports are kept")
 
 	reports, err := filepath.Glob(filepath.Join(logDir, "run_evaluation", runID, demoModel, "*", "report.json"))
 	require.NoError(t, err)
@@ -228,4 +211,32 @@ func TestInterruptAndResume(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, again.String(), "(report.json from an earlier run)")
 	assert.Contains(t, again.String(), "demo: all 7 verdicts are the expected ones.")
+}
+
+// interruptAfterVerdict starts cmd, an eval run, and sends it SIGINT once
+// an instance has a verdict (the demo's hanging instance, with its 20 s
+// timeout, is still running then); atSignal runs just before the signal.
+// It returns the run's standard error and what Wait returned.
+func interruptAfterVerdict(t *testing.T, cmd *exec.Cmd, atSignal func()) (string, error) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	finished := regexp.MustCompile(`^\[\d+/\d+\] \S+: (resolved|unresolved) `)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if finished.MatchString(sc.Text()) {
+			if atSignal != nil {
+				atSignal()
+			}
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			break
+		}
+	}
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+	}
+	return log.String(), cmd.Wait()
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // runOptions are the flags of a run: the official run_evaluation's, with the
@@ -26,6 +28,8 @@ type runOptions struct {
 	RunID            string
 	ReportDir        string
 	RewriteReports   bool
+	RetryFailures    bool
+	Repeat           int
 	Namespace        string
 	InstanceImageTag string
 
@@ -37,10 +41,20 @@ type runOptions struct {
 	Shard          shard
 	LogDir         string
 	DockerHosts    []string
+	Kubeconfig     string
+	KubeNamespace  string
 	KeepWorkspaces bool
 	ShareObjects   bool
 	Runtime        string
 	Verbose        bool
+
+	// Official flags that change nothing in swebox (see noticeFlags).
+	EnvImageTag   string
+	ForceRebuild  bool
+	CacheLevel    string
+	Clean         bool
+	OpenFileLimit int
+	Modal         bool
 
 	// datasetLabel names the dataset in messages instead of DatasetName.
 	datasetLabel string
@@ -57,11 +71,16 @@ func defaultRunOptions() runOptions {
 		MaxWorkers:       swebench.DefaultMaxWorkers,
 		Timeout:          int(swebench.DefaultTimeout / time.Second),
 		ReportDir:        ".",
-		Namespace:        swebench.DefaultNamespace,
-		InstanceImageTag: swebench.DefaultImageTag,
+		Namespace:        harness.DefaultNamespace,
+		InstanceImageTag: harness.DefaultTag,
 		Image:            swebench.DefaultImage,
-		Grading:          string(swebench.RulesV5),
+		Grading:          string(harness.V5),
+		Repeat:           1,
+		EnvImageTag:      harness.DefaultTag,
+		CacheLevel:       "env",
+		OpenFileLimit:    4096,
 		LogDir:           swebench.DefaultLogDir,
+		KubeNamespace:    sandbox.DefaultKubeNamespace,
 	}
 }
 
@@ -78,9 +97,9 @@ type flagSpec struct {
 
 // runFlagSpecs lists the run flags in the order the help shows them.
 var runFlagSpecs = []flagSpec{
-	{names: []string{"dataset_name", "d"}, arg: "FILE", usage: "dataset: a .json/.jsonl file or a directory holding <split>.jsonl (Hugging Face names must be exported to a file first)",
+	{names: []string{"dataset_name", "d"}, arg: "NAME", usage: "dataset: a Hugging Face name or alias (full, lite, verified, multilingual, multimodal; downloaded once, cached), a .json/.jsonl/.parquet file, or a directory holding <split>.jsonl or <split>.parquet",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.DatasetName) }},
-	{names: []string{"split", "s"}, arg: "NAME", usage: "split to read from a dataset directory",
+	{names: []string{"split", "s"}, arg: "NAME", usage: "split of a Hugging Face dataset or of a dataset directory",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Split) }},
 	{names: []string{"predictions_path", "p"}, arg: "FILE", usage: "predictions (.json list or object, .jsonl), or 'gold' for the dataset's own patches; required",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.PredictionsPath) }},
@@ -90,16 +109,33 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.MaxWorkers) }},
 	{names: []string{"timeout", "t"}, arg: "SECONDS", usage: "time allowed for each instance's tests",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.Timeout) }},
-	{names: []string{"run_id", "id"}, arg: "ID", usage: "names the log directory and the run report; rerunning an id skips instances that have a report.json; required",
+	{names: []string{"run_id", "id"}, arg: "ID", usage: "names the log directory and the run report; rerunning an id skips instances that have a report.json, and those whose patch did not apply or whose tests timed out (see --retry_failures); required",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.RunID) }},
 	{names: []string{"report_dir"}, arg: "DIR", usage: "directory of the run report <model>.<run_id>.json",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ReportDir) }},
 	{names: []string{"rewrite_reports"}, arg: "BOOL", usage: "re-grade existing test_output.txt files without running containers",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.RewriteReports) }},
-	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images <NS>/sweb.eval.x86_64.<id>:<tag>; giving it selects prebuilt mode ('none' selects workspace mode)",
+	{names: []string{"retry_failures"}, arg: "", swebox: true, usage: "a rerun evaluates again the instances whose patch did not apply or whose tests timed out in an earlier attempt, as the official harness does; by default it retries only instances without a verdict for other reasons (engine, images, Ctrl-C, errors)",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.RetryFailures) }},
+	{names: []string{"repeat"}, arg: "N", swebox: true, usage: "evaluate each instance N times and list in flaky.json (in the run's log directory) the tests and verdicts that changed between runs; report.json and the run report are the first run's; a rerun completes the runs left undone",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.Repeat) }},
+	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images " + harness.InstanceImage("<id>", "<NS>", "<tag>") + "; giving it selects prebuilt mode ('none' selects workspace mode)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Namespace) }},
 	{names: []string{"instance_image_tag"}, arg: "TAG", usage: "prebuilt mode: tag of the instance images; giving it selects prebuilt mode",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.InstanceImageTag) }},
+
+	{names: []string{"env_image_tag"}, arg: "TAG", usage: "accepted and ignored, with a notice: swebox builds no environment images",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.EnvImageTag) }},
+	{names: []string{"force_rebuild"}, arg: "BOOL", usage: "accepted and ignored, with a notice: swebox builds no images to rebuild; true with a namespace is refused, as the official ValueError",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.ForceRebuild) }},
+	{names: []string{"cache_level"}, arg: "none|base|env|instance", usage: "accepted (one of the official levels) and ignored, with a notice: swebox builds no images, so there are none to keep or remove",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.CacheLevel) }},
+	{names: []string{"clean"}, arg: "BOOL", usage: "accepted and ignored, with a notice: swebox builds no images to remove",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Clean) }},
+	{names: []string{"open_file_limit"}, arg: "N", usage: "accepted and ignored, with a notice: the official harness raises its own process's limit for its many Docker connections; swebox needs no such raise, and each container's open-file limit stays 4096",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.OpenFileLimit) }},
+	{names: []string{"modal"}, arg: "BOOL", usage: "false is accepted; true is refused: swebox has no Modal backend, and running elsewhere than asked would not be the run asked for",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Modal) }},
 
 	{names: []string{"repos"}, arg: "DIR", swebox: true, usage: "workspace mode: directory of local repositories (owner/name or owner__name, bare or not), searched before the network; repeatable",
 		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.Repos) }},
@@ -117,6 +153,10 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.LogDir) }},
 	{names: []string{"docker_host"}, arg: "HOST", swebox: true, usage: "Docker engine, e.g. unix:///var/run/docker.sock or tcp://10.0.0.5:2376; repeatable, workers are spread over the engines; default DOCKER_HOST",
 		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.DockerHosts) }},
+	{names: []string{"kubeconfig"}, arg: "FILE", swebox: true, usage: "run every instance as a Pod on the Kubernetes cluster this kubeconfig file describes, instead of on Docker; --max_workers is the number of pods in flight",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Kubeconfig) }},
+	{names: []string{"kube_namespace"}, arg: "NS", swebox: true, usage: "with --kubeconfig: the namespace the pods run in (it must exist)",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.KubeNamespace) }},
 	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KeepWorkspaces) }},
 	{names: []string{"share_objects"}, arg: "", swebox: true, usage: "workspace mode: let checkouts borrow the repository's objects read-only instead of carrying the base commit's; faster, but the tests can read later commits, the fix included",
@@ -212,16 +252,42 @@ func (o *runOptions) validate() error {
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be a positive number of seconds, got %d", o.Timeout)
 	}
+	if o.Repeat < 1 {
+		return usagef("--repeat must be at least 1, got %d", o.Repeat)
+	}
+	if o.Repeat > 1 && o.RewriteReports {
+		return usagef("--repeat runs the tests again; --rewrite_reports runs none")
+	}
 	if o.MaxWorkers <= 0 {
 		o.MaxWorkers = 1 // official: a value <= 0 runs sequentially
 	}
-	switch swebench.Rules(o.Grading) {
-	case swebench.RulesV4, swebench.RulesV5:
+	switch harness.Rules(o.Grading) {
+	case harness.V4, harness.V5:
 	default:
 		return usagef("--grading must be v4 or v5, got %q", o.Grading)
 	}
 	if o.LogDir == "" {
 		return usagef("--log_dir must not be empty")
+	}
+	if o.Modal {
+		return usagef("--modal true: swebox has no Modal backend. Run on Docker engines instead (--docker_host, repeatable) or in shards (--shard, examples/batch/)")
+	}
+	switch o.CacheLevel {
+	case "none", "base", "env", "instance":
+	default:
+		return usagef("--cache_level must be one of none, base, env, instance, got %q", o.CacheLevel)
+	}
+	if o.ForceRebuild && o.set["namespace"] && !noneNamespace(o.Namespace) {
+		// The official run_evaluation raises the same.
+		return usagef("cannot force rebuild and use a namespace at the same time")
+	}
+	switch {
+	case o.Kubeconfig != "" && len(o.DockerHosts) > 0:
+		return usagef("--kubeconfig and --docker_host choose different engines; give one")
+	case o.set["kube_namespace"] && o.Kubeconfig == "":
+		return usagef("--kube_namespace applies to Kubernetes, chosen by --kubeconfig")
+	case o.KubeNamespace == "":
+		return usagef("--kube_namespace must not be empty")
 	}
 	if o.prebuiltRequested() {
 		for _, name := range []string{"repos", "image", "image_map", "keep_workspaces", "share_objects"} {
@@ -231,6 +297,28 @@ func (o *runOptions) validate() error {
 		}
 	}
 	return nil
+}
+
+// noticeFlags are the official flags swebox accepts but does not need,
+// with what it does instead; a run prints one notice per flag given.
+var noticeFlags = []struct{ name, notice string }{
+	{"env_image_tag", "swebox builds no environment images; ignored"},
+	{"force_rebuild", "swebox builds no images, so there is nothing to rebuild; ignored"},
+	{"cache_level", "swebox builds no images, so there are none to keep or remove; ignored"},
+	{"clean", "swebox builds no images, so there are none to remove; ignored"},
+	{"open_file_limit", "the official harness raises its own process's open-file limit; swebox does not need to, and each container's limit stays 4096; ignored"},
+	{"modal", "false is the default: the run uses Docker engines"},
+}
+
+// notices returns the notice lines of the no-op official flags given.
+func (o *runOptions) notices() []string {
+	var out []string
+	for _, f := range noticeFlags {
+		if o.set[f.name] {
+			out = append(out, "notice: --"+f.name+": "+f.notice)
+		}
+	}
+	return out
 }
 
 // noneNamespace reports the official spellings of "no namespace".
@@ -256,41 +344,6 @@ func (o *runOptions) prebuiltFlag() string {
 		return "instance_image_tag"
 	}
 	return ""
-}
-
-// workspaceRequested reports whether the command line asks for workspace
-// mode: --namespace none (the official "build images locally"), or a flag
-// that only workspace mode uses.
-func (o *runOptions) workspaceRequested() bool {
-	if o.set["namespace"] && noneNamespace(o.Namespace) {
-		return true
-	}
-	return o.set["repos"] || o.set["image"] || o.set["image_map"] || o.set["keep_workspaces"] || o.set["share_objects"]
-}
-
-// chooseMode decides how repositories reach the containers:
-//   - prebuilt when --namespace (not none) or --instance_image_tag is given
-//     (--namespace none with --instance_image_tag names the official
-//     harness's locally built images, sweb.eval.x86_64.<id>:<tag>);
-//   - workspace when --namespace none or a workspace-only flag is given;
-//   - otherwise prebuilt when every selected row names its image (v5
-//     datasets), else workspace.
-func chooseMode(o runOptions, rows []dataset.Instance) swebench.Mode {
-	switch {
-	case o.prebuiltRequested():
-		return swebench.ModePrebuilt
-	case o.workspaceRequested():
-		return swebench.ModeWorkspace
-	}
-	if len(rows) == 0 {
-		return swebench.ModeWorkspace
-	}
-	for _, r := range rows {
-		if r.Image == "" {
-			return swebench.ModeWorkspace
-		}
-	}
-	return swebench.ModePrebuilt
 }
 
 // normalizeArgs rewrites the official argparse forms Go's flag package does

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func TestParseRunFlags(t *testing.T) {
@@ -70,14 +72,14 @@ func TestParseRunFlags(t *testing.T) {
 			assert.Equal(t, 1, o.MaxWorkers)
 		}},
 		{name: "namespace none with workspace flags", args: append([]string{"--namespace", "none", "--image", "img", "--repos", "/r"}, base...), check: func(t *testing.T, o runOptions) {
-			assert.True(t, o.workspaceRequested())
+			assert.Equal(t, harness.ModeWorkspace, planMode(t, o, nil))
 			assert.False(t, o.prebuiltRequested())
 		}},
 		{name: "grading v4", args: append([]string{"--grading", "v4"}, base...), check: func(t *testing.T, o runOptions) {
 			assert.Equal(t, "v4", o.Grading)
 		}},
 
-		{name: "unknown flag", args: append([]string{"--cache_level", "env"}, base...), err: "flag provided but not defined: -cache_level"},
+		{name: "unknown flag", args: append([]string{"--cache", "env"}, base...), err: "flag provided but not defined: -cache"},
 		{name: "missing predictions", args: []string{"--run_id", "r"}, err: "--predictions_path is required"},
 		{name: "missing run id", args: []string{"-p", "gold"}, err: "--run_id is required"},
 		{name: "unsafe run id", args: []string{"-p", "gold", "--run_id", "../x"}, err: "--run_id"},
@@ -92,6 +94,9 @@ func TestParseRunFlags(t *testing.T) {
 		{name: "empty instance ids", args: append([]string{"--instance_ids="}, base...), err: "no instance id given"},
 		{name: "namespace with image", args: append([]string{"--namespace", "swebench", "--image", "x"}, base...), err: "--image applies to workspace mode, but --namespace selects prebuilt mode"},
 		{name: "tag with repos", args: append([]string{"--instance_image_tag", "v1", "--repos", "/r"}, base...), err: "--repos applies to workspace mode, but --instance_image_tag selects prebuilt mode"},
+		{name: "kubeconfig with docker_host", args: append([]string{"--kubeconfig", "k.yaml", "--docker_host", "tcp://h:2375"}, base...), err: "--kubeconfig and --docker_host choose different engines"},
+		{name: "kube_namespace without kubeconfig", args: append([]string{"--kube_namespace", "ns"}, base...), err: "--kube_namespace applies to Kubernetes"},
+		{name: "empty kube_namespace", args: append([]string{"--kubeconfig", "k.yaml", "--kube_namespace", ""}, base...), err: "--kube_namespace must not be empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +119,19 @@ func TestParseRunFlagsHelp(t *testing.T) {
 	assert.ErrorIs(t, err, flag.ErrHelp)
 }
 
-func TestChooseMode(t *testing.T) {
+// planMode is the mode the library infers for the Config the flags map to.
+func planMode(t *testing.T, o runOptions, rows []dataset.Instance) harness.Mode {
+	t.Helper()
+	cfg := runConfig(o)
+	cfg.Dataset, cfg.RewriteReports, cfg.LogDir = rows, true, t.TempDir()
+	p, err := swebench.Prepare(context.Background(), cfg)
+	require.NoError(t, err)
+	return p.Mode
+}
+
+// TestFlagsChooseMode: the flags map onto a Config from which the library
+// infers the mode the flags ask for.
+func TestFlagsChooseMode(t *testing.T) {
 	withImage := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b", Image: "x/b:1"}}
 	mixed := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b"}}
 	base := []string{"-p", "gold", "--run_id", "r"}
@@ -122,25 +139,25 @@ func TestChooseMode(t *testing.T) {
 		name string
 		args []string
 		rows []dataset.Instance
-		want swebench.Mode
+		want harness.Mode
 	}
 	cases := []testCase{
-		{"default is workspace", nil, mixed, swebench.ModeWorkspace},
-		{"rows that all name images", nil, withImage, swebench.ModePrebuilt},
-		{"no rows", nil, nil, swebench.ModeWorkspace},
-		{"explicit namespace", []string{"--namespace", "swebench"}, mixed, swebench.ModePrebuilt},
-		{"explicit tag", []string{"--instance_image_tag", "v2"}, nil, swebench.ModePrebuilt},
-		{"namespace none", []string{"-n", "none"}, withImage, swebench.ModeWorkspace},
-		{"namespace none with a tag names local official images", []string{"-n", "none", "--instance_image_tag", "v1"}, mixed, swebench.ModePrebuilt},
-		{"empty namespace", []string{"--namespace="}, withImage, swebench.ModeWorkspace},
-		{"image flag beats row images", []string{"--image", "img"}, withImage, swebench.ModeWorkspace},
-		{"repos flag beats row images", []string{"--repos", "/r"}, withImage, swebench.ModeWorkspace},
+		{"default is workspace", nil, mixed, harness.ModeWorkspace},
+		{"rows that all name images", nil, withImage, harness.ModePrebuilt},
+		{"no rows", nil, nil, harness.ModeWorkspace},
+		{"explicit namespace", []string{"--namespace", "swebench"}, mixed, harness.ModePrebuilt},
+		{"explicit tag", []string{"--instance_image_tag", "v2"}, nil, harness.ModePrebuilt},
+		{"namespace none", []string{"-n", "none"}, withImage, harness.ModeWorkspace},
+		{"namespace none with a tag names local official images", []string{"-n", "none", "--instance_image_tag", "v1"}, mixed, harness.ModePrebuilt},
+		{"empty namespace", []string{"--namespace="}, withImage, harness.ModeWorkspace},
+		{"image flag beats row images", []string{"--image", "img"}, withImage, harness.ModeWorkspace},
+		{"repos flag beats row images", []string{"--repos", "/r"}, withImage, harness.ModeWorkspace},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseRunFlags(defaultRunOptions(), append(tc.args, base...))
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, chooseMode(o, tc.rows))
+			assert.Equal(t, tc.want, planMode(t, o, tc.rows))
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 )
 
@@ -63,7 +65,11 @@ func (p *progress) event(ev swebench.Event) {
 		if ev.Result != nil {
 			p.counts[ev.Result.Status]++
 		}
-		fmt.Fprintf(p.w, "[%d/%d] %s: %s (report.json from an earlier run)\n", ev.Done, ev.Total, ev.InstanceID, statusOf(ev.Result))
+		if ev.Result != nil && ev.Result.Status == swebench.StatusError {
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s in an earlier run, not retried (--retry_failures retries it)\n", ev.Done, ev.Total, ev.InstanceID, ev.Result.Outcome)
+		} else {
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s (report.json from an earlier run)\n", ev.Done, ev.Total, ev.InstanceID, statusOf(ev.Result))
+		}
 		if ev.Result != nil && ev.Result.Warning != "" {
 			fmt.Fprintf(p.w, "warning: %s: %s\n", ev.InstanceID, ev.Result.Warning)
 		}
@@ -156,13 +162,27 @@ func firstLine(s string, max int) string {
 	return s
 }
 
-// writeSummary prints the final table (instance, status, FAIL_TO_PASS,
-// PASS_TO_PASS, time, note), the totals and where the reports are.
+// outcomeOrder is the order outcomes are counted in the summary.
+var outcomeOrder = []swebench.Outcome{
+	swebench.OutcomeResolved, swebench.OutcomeUnresolved, swebench.OutcomeOutOfMemory, swebench.OutcomePatchFailed,
+	swebench.OutcomeTimedOut, swebench.OutcomeError, swebench.OutcomeEmptyPatch, swebench.OutcomeImageMissing,
+	swebench.OutcomeImagePullFailed, swebench.OutcomeEngineLost, swebench.OutcomeCancelled,
+}
+
+// writeSummary prints the final table (instance, outcome, FAIL_TO_PASS,
+// PASS_TO_PASS, time, note), the official totals, the outcomes and where
+// the reports are.
 func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, logRoot string) {
-	type row struct{ id, status, f2p, p2p, took, note string }
+	type row struct{ id, outcome, f2p, p2p, took, note string }
 	var rows []row
+	seen := map[string]bool{}
 	for _, r := range res.Instances {
-		x := row{id: r.InstanceID, status: string(r.Status), f2p: "-", p2p: "-", took: r.Duration.Round(100 * time.Millisecond).String()}
+		seen[r.InstanceID] = true
+		outcome := string(r.Outcome)
+		if outcome == "" {
+			outcome = string(r.Status)
+		}
+		x := row{id: r.InstanceID, outcome: outcome, f2p: "-", p2p: "-", took: r.Duration.Round(100 * time.Millisecond).String()}
 		if r.Status != swebench.StatusError {
 			x.f2p, x.p2p = frac(r.FailToPass), frac(r.PassToPass)
 		}
@@ -174,19 +194,31 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 		}
 		if r.Status == swebench.StatusError {
 			x.note = firstLine(r.Error, 80)
+			if errors.Is(r.Err, sandbox.ErrRateLimited) {
+				x.note = rateLimitNote(r.Err)
+			}
+		}
+		if r.Repeats.Flipped() {
+			x.note = flakyNote(r.Repeats)
 		}
 		rows = append(rows, x)
 	}
 	for _, id := range res.Report.EmptyPatchIDs {
-		rows = append(rows, row{id: id, status: string(swebench.StatusEmptyPatch), f2p: "-", p2p: "-", took: "-", note: "not run"})
+		seen[id] = true
+		rows = append(rows, row{id: id, outcome: string(swebench.OutcomeEmptyPatch), f2p: "-", p2p: "-", took: "-", note: "not run"})
+	}
+	for id, o := range res.Outcomes {
+		if !seen[id] {
+			rows = append(rows, row{id: id, outcome: string(o), f2p: "-", p2p: "-", took: "-", note: "not started"})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].id < rows[j].id })
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "INSTANCE\tSTATUS\tF2P\tP2P\tTIME\tNOTE")
+	fmt.Fprintln(tw, "INSTANCE\tOUTCOME\tF2P\tP2P\tTIME\tNOTE")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.status, r.f2p, r.p2p, r.took, r.note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.id, r.outcome, r.f2p, r.p2p, r.took, r.note)
 	}
 	tw.Flush()
 
@@ -197,6 +229,27 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 		fmt.Fprintf(w, ", %d without a prediction", n)
 	}
 	fmt.Fprintln(w)
+	if len(res.Outcomes) > 0 {
+		count := map[swebench.Outcome]int{}
+		infra := 0
+		for _, o := range res.Outcomes {
+			count[o]++
+			if o.Infrastructure() {
+				infra++
+			}
+		}
+		var parts []string
+		for _, o := range outcomeOrder {
+			if count[o] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+			}
+		}
+		fmt.Fprintf(w, "outcomes: %s\n", strings.Join(parts, ", "))
+		if infra > 0 {
+			fmt.Fprintf(w, "%d instances have no verdict for reasons of the machine, not of the model; a rerun with the same --run_id evaluates them\n", infra)
+		}
+	}
+	writeFlakySummary(w, res)
 	if res.ReportPath != "" {
 		fmt.Fprintf(w, "run report: %s\n", res.ReportPath)
 	}
@@ -207,4 +260,47 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 
 func joinPath(root, model string) string {
 	return root + string(os.PathSeparator) + strings.ReplaceAll(model, "/", "__")
+}
+
+// flakyNote marks an instance whose runs disagree: the verdict of each run
+// when it flipped, else how many tests changed status.
+func flakyNote(r *swebench.Repeats) string {
+	if r.VerdictFlipped {
+		runs := make([]string, len(r.Outcomes))
+		for i, o := range r.Outcomes {
+			runs[i] = string(o)
+		}
+		return "FLAKY VERDICT: " + strings.Join(runs, ", ")
+	}
+	return fmt.Sprintf("%d flaky tests", len(r.FlakyTests))
+}
+
+// writeFlakySummary counts what changed between the runs of a repeated run
+// and names flaky.json.
+func writeFlakySummary(w io.Writer, res *swebench.Result) {
+	if res.FlakyPath == "" {
+		return
+	}
+	var verdicts, tests, instances int
+	for _, r := range res.Instances {
+		if r.Repeats.Flipped() {
+			instances++
+			tests += len(r.Repeats.FlakyTests)
+			if r.Repeats.VerdictFlipped {
+				verdicts++
+			}
+		}
+	}
+	fmt.Fprintf(w, "repeats: %d verdicts flipped, %d tests changed status in %d instances; the totals above are the first run's\n", verdicts, tests, instances)
+	fmt.Fprintf(w, "flaky:      %s\n", res.FlakyPath)
+}
+
+// rateLimitNote marks an instance whose image pull a registry's rate limit
+// refused until swebox gave up.
+func rateLimitNote(err error) string {
+	var pr *swebench.PullRetryError
+	if errors.As(err, &pr) {
+		return fmt.Sprintf("registry rate limit: %d pulls refused over %s; a rerun retries it", pr.Attempts, pr.Waited)
+	}
+	return "registry rate limit; a rerun retries it"
 }

@@ -85,24 +85,31 @@ func TestSummaryTable(t *testing.T) {
 	res := &swebench.Result{
 		Model: "org/model",
 		Instances: []swebench.InstanceResult{
-			{InstanceID: "x__y-2", Status: swebench.StatusError, Duration: 21500 * time.Millisecond, Error: "test timed out after 20 seconds"},
-			{InstanceID: "x__y-1", Status: swebench.StatusResolved, Duration: 3 * time.Second, FailToPass: swebench.Fraction{Passed: 1, Total: 1}, PassToPass: swebench.Fraction{Passed: 4, Total: 4}},
-			{InstanceID: "x__y-3", Status: swebench.StatusUnresolved, FailToPass: swebench.Fraction{Passed: 0, Total: 1}, PassToPass: swebench.Fraction{Passed: 2, Total: 2}},
+			{InstanceID: "x__y-2", Status: swebench.StatusError, Outcome: swebench.OutcomeTimedOut, Duration: 21500 * time.Millisecond, Error: "test timed out after 20 seconds"},
+			{InstanceID: "x__y-1", Status: swebench.StatusResolved, Outcome: swebench.OutcomeResolved, Duration: 3 * time.Second, FailToPass: swebench.Fraction{Passed: 1, Total: 1}, PassToPass: swebench.Fraction{Passed: 4, Total: 4}},
+			{InstanceID: "x__y-3", Status: swebench.StatusUnresolved, Outcome: swebench.OutcomeUnresolved, FailToPass: swebench.Fraction{Passed: 0, Total: 1}, PassToPass: swebench.Fraction{Passed: 2, Total: 2}},
+			{InstanceID: "x__y-6", Status: swebench.StatusError, Outcome: swebench.OutcomeEngineLost, Duration: time.Second, Error: "create sandbox: cannot reach the Docker engine"},
 		},
-		Report: grade.RunReport{TotalInstances: 5, ResolvedInstances: 1, UnresolvedInstances: 1, ErrorInstances: 1, EmptyPatchInstances: 1,
+		Outcomes: map[string]swebench.Outcome{"x__y-1": swebench.OutcomeResolved, "x__y-2": swebench.OutcomeTimedOut, "x__y-3": swebench.OutcomeUnresolved,
+			"x__y-4": swebench.OutcomeEmptyPatch, "x__y-6": swebench.OutcomeEngineLost, "x__y-7": swebench.OutcomeCancelled},
+		Report: grade.RunReport{TotalInstances: 7, ResolvedInstances: 1, UnresolvedInstances: 1, ErrorInstances: 3, EmptyPatchInstances: 1,
 			EmptyPatchIDs: []string{"x__y-4"}, IncompleteIDs: []string{"x__y-5"}},
 		ReportPath: "reports/org__model.r1.json",
 	}
 	var buf bytes.Buffer
 	writeSummary(&buf, res, map[string]bool{"x__y-3": true}, filepath.Join("logs", "run_evaluation", "r1"))
 	want := `
-INSTANCE  STATUS       F2P  P2P  TIME   NOTE
+INSTANCE  OUTCOME      F2P  P2P  TIME   NOTE
 x__y-1    resolved     1/1  4/4  3s     
-x__y-2    error        -    -    21.5s  test timed out after 20 seconds
+x__y-2    timed_out    -    -    21.5s  test timed out after 20 seconds
 x__y-3    unresolved   0/1  2/2  -      earlier run
 x__y-4    empty_patch  -    -    -      not run
+x__y-6    engine_lost  -    -    1s     create sandbox: cannot reach the Docker engine
+x__y-7    cancelled    -    -    -      not started
 
-5 instances: 1 resolved, 1 unresolved, 1 error, 1 empty patch, 1 without a prediction
+7 instances: 1 resolved, 1 unresolved, 3 error, 1 empty patch, 1 without a prediction
+outcomes: 1 resolved, 1 unresolved, 1 timed_out, 1 empty_patch, 1 engine_lost, 1 cancelled
+2 instances have no verdict for reasons of the machine, not of the model; a rerun with the same --run_id evaluates them
 run report: reports/org__model.r1.json
 logs:       logs/run_evaluation/r1/org__model/<instance>/ (run_instance.log, test_output.txt, report.json)
 `

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,8 +15,7 @@ import (
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
-	"github.com/swebox/swebox/swebench/repo"
-	"github.com/swebox/swebox/swebench/spec"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Exit statuses.
@@ -53,6 +50,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return runFlagsFailure("eval", err, stdout, stderr)
 	}
+	for _, n := range o.notices() {
+		fmt.Fprintln(stderr, n)
+	}
 	return evaluate(ctx, o, stderr, nil)
 }
 
@@ -81,8 +81,8 @@ Usage:
                                grade one test_output.txt and print its report.json
   eval merge REPORT... [-o OUT]
                                combine the run reports of shards of one run
-  eval prune (--run_id ID | --all) [--docker_host HOST]...
-                               remove containers and volumes left by runs
+  eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE]
+                               remove containers and volumes (pods) left by runs
 
 Run flags (one or two dashes; official names where the official harness has the flag):
 `)
@@ -103,7 +103,7 @@ Run flags (one or two dashes; official names where the official harness has the 
 	fmt.Fprint(w, `
 Modes: workspace mode (the default) checks each repository out on the host and
 mounts it at /testbed in --image or the --image_map image; prebuilt mode uses the
-official sweb.eval.* images. Prebuilt is chosen by --namespace (not none) or
+official instance images. Prebuilt is chosen by --namespace (not none) or
 --instance_image_tag, or when every selected dataset row names its image.
 
 Exit status: 0 when the run completed (whatever the verdicts), 1 when it could
@@ -113,19 +113,25 @@ not (engine, images, input files), 2 for a bad command line, 130 when interrupte
 
 // runHooks let the demo adjust a run.
 type runHooks struct {
-	// beforeRun runs once the engines are known, before images are checked.
+	// beforeRun runs once the engines are known, before the run is
+	// prepared (and its images checked).
 	beforeRun func(ctx context.Context, clients []*sandbox.Client) error
 	// afterRun inspects the result; its exit status replaces exitOK.
 	afterRun func(res *swebench.Result) int
 }
 
-// evaluate performs a run and reports on w.
+// evaluate performs a run and reports on w: the flags become a
+// swebench.Config, the library prepares and runs it, and this prints the
+// plan, the progress and the summary, with advice where something failed.
 func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) int {
 	if hooks == nil {
 		hooks = &runHooks{}
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(w, "eval: %v\n", err)
+		if a := advice(err); a != "" {
+			fmt.Fprintln(w, a)
+		}
 		return exitFailure
 	}
 	var logger *slog.Logger
@@ -133,7 +139,7 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 
-	rows, err := dataset.LoadDatasetSplit(o.DatasetName, o.Split)
+	rows, err := loadRows(ctx, o.DatasetName, o.Split, w)
 	if err != nil {
 		return fail(err)
 	}
@@ -167,57 +173,12 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		}
 		preds = shardPredictions(preds, all, ids, o.Shard.I == 1)
 	}
-	selected := rows
-	if len(ids) > 0 {
-		sel, err := dataset.Select(rows, nil, ids)
-		if err != nil {
-			return fail(err)
-		}
-		selected = sel.Instances
-	}
-	mode := chooseMode(o, selected)
 
-	cfg := swebench.Config{
-		Dataset:        rows,
-		Predictions:    preds,
-		InstanceIDs:    ids,
-		RunID:          o.RunID,
-		Rules:          swebench.Rules(o.Grading),
-		Mode:           mode,
-		MaxWorkers:     o.MaxWorkers,
-		Timeout:        time.Duration(o.Timeout) * time.Second,
-		LogDir:         o.LogDir,
-		ReportDir:      o.ReportDir,
-		RewriteReports: o.RewriteReports,
-		Image:          o.Image,
-		Namespace:      o.Namespace,
-		ImageTag:       o.InstanceImageTag,
-		SpecOverrides:  o.SpecOverrides,
-		KeepWorkspaces: o.KeepWorkspaces,
-		ShareObjects:   o.ShareObjects,
-		Runtime:        o.Runtime,
-		Logger:         logger,
-	}
-	if noneNamespace(cfg.Namespace) {
-		cfg.Namespace = swebench.NoNamespace // official: locally built image names
-	}
-	if o.ImageMap != "" {
-		if cfg.ImageMap, err = readImageMap(o.ImageMap); err != nil {
-			return fail(err)
-		}
-	}
-	if mode == swebench.ModeWorkspace && !o.RewriteReports {
-		opts := []repo.Option{repo.WithLocalSources(o.Repos...)}
-		if logger != nil {
-			opts = append(opts, repo.WithLogger(logger))
-		}
-		if cfg.Repos, err = repo.New(opts...); err != nil {
-			return fail(err)
-		}
-	}
-
+	prog := newProgress(w, isTerminal(w))
+	cfg := runConfig(o)
+	cfg.Dataset, cfg.Predictions, cfg.InstanceIDs, cfg.Logger, cfg.Progress = rows, preds, ids, logger, prog.event
 	if !o.RewriteReports {
-		clients, err := newClients(o.DockerHosts, logger)
+		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace}, logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -227,38 +188,25 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 			}
 		}()
 		cfg.Sandboxes = clients
-		for _, c := range clients {
-			if err := c.Ping(ctx); err != nil {
-				return fail(err)
-			}
-		}
 		if hooks.beforeRun != nil {
 			if err := hooks.beforeRun(ctx, clients); err != nil {
 				return fail(err)
 			}
 		}
-		if err := checkImages(ctx, o, cfg, selected, w); err != nil {
-			return fail(err)
-		}
 	}
-
-	label := o.datasetLabel
-	if label == "" {
-		label = o.DatasetName
-	}
-	fmt.Fprintf(w, "run %s: %s mode, %s rules, %d workers, timeout %ds, dataset %s\n",
-		o.RunID, mode, o.Grading, o.MaxWorkers, o.Timeout, label)
-	prog := newProgress(w, isTerminal(w))
-	cfg.Progress = prog.event
-	res, runErr := swebench.Evaluate(ctx, cfg)
-	prog.finish()
-	if res == nil {
+	plan, err := swebench.Prepare(ctx, cfg)
+	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(w, "eval: interrupted before the run started")
 			return exitInterrupted
 		}
-		return fail(runErr)
+		return fail(err)
 	}
+	defer plan.Close()
+	printPlan(w, o, plan)
+
+	res, runErr := plan.Run(ctx)
+	prog.finish()
 	for _, warn := range res.Warnings {
 		if warn.Kind == dataset.WarnMissingPrediction && len(o.InstanceIDs) == 0 {
 			continue // summarised below, as the official harness keeps quiet about them
@@ -273,16 +221,79 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 	case ctx.Err() != nil:
 		fmt.Fprintf(w, "eval: interrupted; finished reports are kept, rerun with --run_id %s to resume\n", o.RunID)
 		return exitInterrupted
+	case errors.Is(runErr, swebench.ErrEngineLost):
+		fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some errors above are not verdicts: %v\n", runErr)
+		fmt.Fprintf(w, "%s\nThen rerun with --run_id %s: it evaluates exactly the instances without a report.\n", engineAdvice, o.RunID)
+		return exitFailure
 	case runErr != nil:
 		return fail(runErr)
-	}
-	if code := engineLost(ctx, cfg.Sandboxes, res, w); code != exitOK {
-		return code
 	}
 	if hooks.afterRun != nil {
 		return hooks.afterRun(res)
 	}
 	return exitOK
+}
+
+// runConfig maps the run flags onto a swebench.Config. Settings the
+// command line did not give stay zero, so that the library applies its
+// defaults and infers the mode from what was asked for.
+func runConfig(o runOptions) swebench.Config {
+	cfg := swebench.Config{
+		RunID:          o.RunID,
+		DatasetName:    o.DatasetName,
+		Split:          o.Split,
+		Rules:          harness.Rules(o.Grading),
+		MaxWorkers:     o.MaxWorkers,
+		Timeout:        time.Duration(o.Timeout) * time.Second,
+		LogDir:         o.LogDir,
+		ReportDir:      o.ReportDir,
+		RewriteReports: o.RewriteReports,
+		RetryFailures:  o.RetryFailures,
+		Repeat:         o.Repeat,
+		ImageMapFile:   o.ImageMap,
+		SpecOverrides:  o.SpecOverrides,
+		RepoSources:    o.Repos,
+		KeepWorkspaces: o.KeepWorkspaces,
+		ShareObjects:   o.ShareObjects,
+		Runtime:        o.Runtime,
+	}
+	if o.set["image"] {
+		cfg.Image = o.Image
+	}
+	if o.set["namespace"] {
+		cfg.Namespace = o.Namespace
+		if noneNamespace(o.Namespace) {
+			cfg.Namespace = swebench.NoNamespace // official: locally built image names
+		}
+	}
+	if o.set["instance_image_tag"] {
+		cfg.ImageTag = o.InstanceImageTag
+	}
+	return cfg
+}
+
+// printPlan says what the run will do.
+func printPlan(w io.Writer, o runOptions, p *swebench.Plan) {
+	label := o.datasetLabel
+	if label == "" {
+		label = o.DatasetName
+	}
+	fmt.Fprintf(w, "run %s: %s mode, %s rules, %d workers, timeout %ds, dataset %s\n",
+		o.RunID, p.Mode, p.Rules, o.MaxWorkers, o.Timeout, label)
+	if !o.RewriteReports {
+		fmt.Fprintf(w, "%d of %d selected instances to evaluate, %d images\n", len(p.Instances), p.Selected, len(p.Images))
+	}
+	hosts := make([]string, 0, len(p.Pull))
+	for h := range p.Pull {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		fmt.Fprintf(w, "%d of %d images were not on %s; pulled %s, the others are pulled when needed\n", len(p.Pull[h]), len(p.Images), hostLabel(h), p.Pull[h][0])
+	}
+	if n := len(p.NoImage); n > 0 {
+		fmt.Fprintf(w, "warning: %d instances have no image and will end as errors (%s); pass one with --image or --image_map\n", n, listSome(p.NoImage))
+	}
 }
 
 // loadPredictions reads -p, or makes the gold predictions: from the whole
@@ -292,7 +303,7 @@ func loadPredictions(o runOptions, rows []dataset.Instance, ids []string) ([]dat
 	if o.PredictionsPath != "gold" {
 		return dataset.LoadPredictions(o.PredictionsPath)
 	}
-	if swebench.Rules(o.Grading) == swebench.RulesV4 || len(ids) == 0 {
+	if harness.Rules(o.Grading) == harness.V4 || len(ids) == 0 {
 		return dataset.GoldPredictions(rows), nil
 	}
 	sel, err := dataset.Select(rows, nil, ids)
@@ -302,31 +313,28 @@ func loadPredictions(o runOptions, rows []dataset.Instance, ids []string) ([]dat
 	return dataset.GoldPredictions(sel.Instances), nil
 }
 
-// readImageMap reads --image_map, with the spec package's checks and
-// file:line errors.
-func readImageMap(path string) (map[string]string, error) {
-	if _, err := spec.LoadImageMap(path); err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read image map: %w", err)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("read image map %s: %w", path, err)
-	}
-	return m, nil
+// engines says where sandboxes run: the Kubernetes cluster of Kubeconfig,
+// or the Docker engines of Hosts (none: DOCKER_HOST or the default socket).
+type engines struct {
+	Hosts                     []string
+	Kubeconfig, KubeNamespace string
 }
 
-// newClients makes one sandbox client per --docker_host, or one from the
-// environment (DOCKER_HOST or the default socket).
-func newClients(hosts []string, logger *slog.Logger) ([]*sandbox.Client, error) {
+// newClients makes one sandbox client for the cluster, or one per Docker
+// host, or one from the environment.
+func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
 	var opts []sandbox.Option
 	if logger != nil {
 		opts = append(opts, sandbox.WithLogger(logger))
 	}
-	if len(hosts) == 0 {
+	if eng.Kubeconfig != "" {
+		c, err := sandbox.New(append(opts, sandbox.WithKubernetes(eng.Kubeconfig, eng.KubeNamespace))...)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes: %w", err)
+		}
+		return []*sandbox.Client{c}, nil
+	}
+	if len(eng.Hosts) == 0 {
 		c, err := sandbox.New(opts...)
 		if err != nil {
 			return nil, err
@@ -334,7 +342,7 @@ func newClients(hosts []string, logger *slog.Logger) ([]*sandbox.Client, error) 
 		return []*sandbox.Client{c}, nil
 	}
 	var out []*sandbox.Client
-	for _, h := range hosts {
+	for _, h := range eng.Hosts {
 		c, err := sandbox.New(append(opts, sandbox.WithHost(h))...)
 		if err != nil {
 			for _, c := range out {
@@ -347,75 +355,33 @@ func newClients(hosts []string, logger *slog.Logger) ([]*sandbox.Client, error) 
 	return out, nil
 }
 
-// checkImages makes sure, before anything runs, that the images the selected
-// instances need are on every engine (pulling what can be pulled), so that a
-// missing image is one clear message rather than an error per instance.
-func checkImages(ctx context.Context, o runOptions, cfg swebench.Config, rows []dataset.Instance, w io.Writer) error {
-	images, err := neededImages(o, cfg, rows)
-	if err != nil {
-		return err
+// engineAdvice is what to do about an engine that does not answer.
+const engineAdvice = "Start the Docker engine (for example `sudo systemctl start docker`, or `sudo dockerd &`), " +
+	"or point DOCKER_HOST or --docker_host at a running one."
+
+// advice is what a person can do about err, "" when there is nothing to add.
+func advice(err error) string {
+	var missing *swebench.MissingImagesError
+	switch {
+	case errors.As(err, &missing):
+		return imageAdvice(missing.Mode, missing.Images)
+	case errors.Is(err, sandbox.ErrEngineUnreachable):
+		return engineAdvice
 	}
-	for _, c := range cfg.Sandboxes {
-		var missing []string
-		for _, img := range images {
-			ok, err := c.HasImage(ctx, img)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				missing = append(missing, img)
-			}
-		}
-		if len(missing) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "%d of %d images are not on %s; pulling %s\n", len(missing), len(images), hostName(c), missing[0])
-		if err := c.EnsureImage(ctx, sandbox.EnsureImageRequest{Image: missing[0]}); err != nil {
-			return fmt.Errorf("%w\n%s", err, imageAdvice(cfg.Mode, missing))
-		}
-	}
-	return nil
+	return ""
 }
 
-// neededImages lists the distinct images of the instances that will run.
-func neededImages(o runOptions, cfg swebench.Config, rows []dataset.Instance) ([]string, error) {
-	opts := []spec.Option{spec.WithRules(o.Grading), spec.WithTag(cfg.ImageTag)}
-	if cfg.Mode == swebench.ModePrebuilt {
-		opts = append(opts, spec.WithMode(spec.ModePrebuilt), spec.WithNamespace(cfg.Namespace))
-	} else {
-		im, err := spec.NewImageMap(cfg.ImageMap)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, spec.WithMode(spec.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image))
+// listSome lists up to five items and counts the rest.
+func listSome(items []string) string {
+	if len(items) > 5 {
+		return strings.Join(items[:5], ", ") + fmt.Sprintf(" and %d more", len(items)-5)
 	}
-	if cfg.SpecOverrides != "" {
-		ov, err := spec.LoadOverrides(cfg.SpecOverrides)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, spec.WithOverrides(ov))
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range rows {
-		s, err := spec.For(r, opts...)
-		if err != nil || s.Image == "" || seen[s.Image] {
-			continue // the run reports the instance's error
-		}
-		seen[s.Image] = true
-		out = append(out, s.Image)
-	}
-	sort.Strings(out)
-	return out, nil
+	return strings.Join(items, ", ")
 }
 
-func imageAdvice(mode swebench.Mode, missing []string) string {
-	list := strings.Join(missing, ", ")
-	if len(missing) > 5 {
-		list = strings.Join(missing[:5], ", ") + fmt.Sprintf(" and %d more", len(missing)-5)
-	}
-	if mode == swebench.ModePrebuilt {
+func imageAdvice(mode harness.Mode, missing []string) string {
+	list := listSome(missing)
+	if mode == harness.ModePrebuilt {
 		return "missing prebuilt images: " + list + ".\n" +
 			"Pull them (docker pull NAME) where a registry is reachable, or build them with the official harness, then rerun;\n" +
 			"or use workspace mode (--namespace none with --image/--image_map and --repos)."
@@ -431,28 +397,11 @@ func imageAdvice(mode swebench.Mode, missing []string) string {
 		"Build or load them (docker build, docker load), or choose images that exist with --image / --image_map."
 }
 
-func hostName(c *sandbox.Client) string {
-	if h := c.Host(); h != "" {
+func hostName(c *sandbox.Client) string { return hostLabel(c.Host()) }
+
+func hostLabel(h string) string {
+	if h != "" {
 		return h
 	}
 	return "the Docker engine"
-}
-
-// engineLost turns a run whose engines died mid-way into an infrastructure
-// failure: instances then end as errors, which are not verdicts.
-func engineLost(ctx context.Context, clients []*sandbox.Client, res *swebench.Result, w io.Writer) int {
-	errorsSeen := false
-	for _, r := range res.Instances {
-		errorsSeen = errorsSeen || r.Status == swebench.StatusError
-	}
-	if !errorsSeen {
-		return exitOK
-	}
-	for _, c := range clients {
-		if err := c.Ping(ctx); err != nil {
-			fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some errors above are not verdicts: %v\n", err)
-			return exitFailure
-		}
-	}
-	return exitOK
 }

@@ -8,11 +8,12 @@ import (
 	"io"
 	"os"
 
+	"github.com/swebox/swebox/internal/atomicfile"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -57,7 +58,7 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 	}
 	fs.StringVar(&id, "instance_id", "", "instance whose log this is")
 	fs.StringVar(&logFile, "log", "", "the instance's test_output.txt")
-	fs.StringVar(&grading, "grading", string(swebench.RulesV5), "official release whose parsers and grading rules apply: v4 or v5")
+	fs.StringVar(&grading, "grading", string(harness.V5), "official release whose parsers and grading rules apply: v4 or v5")
 	fs.StringVar(&overrides, "spec_overrides", "", "JSON file adjusting parsers of custom repositories")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval grade --dataset_name FILE --instance_id ID --log test_output.txt [--grading v4|v5]\n\n"+
@@ -73,7 +74,7 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 		return flagFailure("grade", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
 	case datasetName == "" || id == "" || logFile == "":
 		return flagFailure("grade", errors.New("--dataset_name, --instance_id and --log are required"), fs, stdout, stderr)
-	case grading != string(swebench.RulesV4) && grading != string(swebench.RulesV5):
+	case grading != string(harness.V4) && grading != string(harness.V5):
 		return flagFailure("grade", fmt.Errorf("--grading must be v4 or v5, got %q", grading), fs, stdout, stderr)
 	}
 	report, err := gradeLog(datasetName, split, id, logFile, grading, overrides)
@@ -88,7 +89,7 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 }
 
 func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade.InstanceReport, error) {
-	rows, err := dataset.LoadDatasetSplit(datasetName, split)
+	rows, err := loadRows(context.Background(), datasetName, split, io.Discard)
 	if err != nil {
 		return grade.InstanceReport{}, err
 	}
@@ -101,7 +102,7 @@ func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade
 	if inst == nil {
 		return grade.InstanceReport{}, &dataset.UnknownIDsError{What: "instance", IDs: []string{id}}
 	}
-	opts := []spec.Option{spec.WithRules(grading)}
+	opts := []spec.Option{spec.WithRules(harness.Rules(grading))}
 	if overrides != "" {
 		o, err := spec.LoadOverrides(overrides)
 		if err != nil {
@@ -117,7 +118,7 @@ func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("read log: %w", err)
 	}
-	rules := logparse.Rules(grading)
+	rules := harness.Rules(grading)
 	text, err := grade.DecodeOutput(raw, rules)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("%s: %w", logFile, err)
@@ -127,6 +128,7 @@ func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade
 		Log:        text,
 		Parser:     s.Parser,
 		Repo:       inst.Repo,
+		Version:    inst.Version,
 		FailToPass: inst.FailToPass,
 		PassToPass: inst.PassToPass,
 		FailOnly:   s.EvalType == dataset.EvalTypeFailOnly,
@@ -188,7 +190,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	data := merged.Encode()
 	if out == "" {
 		stdout.Write(data)
-	} else if err := os.WriteFile(out, data, 0o644); err != nil {
+	} else if err := atomicfile.WriteFile(out, data, 0o644); err != nil {
 		fmt.Fprintf(stderr, "eval merge: %v\n", err)
 		return exitFailure
 	}
@@ -230,9 +232,12 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fs.BoolVar(&all, "all", false, "remove everything swebox labelled, whatever the run (also other users' runs on a shared engine)")
 	fs.Var(&hosts, "docker_host", "engine to clean; repeatable; default DOCKER_HOST")
+	var kubeconfig, kubeNS string
+	fs.StringVar(&kubeconfig, "kubeconfig", "", "clean the pods of the Kubernetes cluster this kubeconfig file describes instead")
+	fs.StringVar(&kubeNS, "kube_namespace", sandbox.DefaultKubeNamespace, "with --kubeconfig: the namespace of the pods")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: eval prune (--run_id ID | --all) [--docker_host HOST]...\n\n"+
-			"Removes containers, volumes and networks labelled by swebox (label "+swebench.LabelRun+"=ID for a run).")
+		fmt.Fprintln(fs.Output(), "Usage: eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE [--kube_namespace NS]]\n\n"+
+			"Removes containers, volumes and networks (pods on Kubernetes) labelled by swebox (label "+swebench.LabelRun+"=ID for a run).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -243,12 +248,14 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return flagFailure("prune", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
 	case (runID == "") == !all:
 		return flagFailure("prune", errors.New("give exactly one of --run_id ID and --all"), fs, stdout, stderr)
+	case kubeconfig != "" && len(hosts) > 0:
+		return flagFailure("prune", errors.New("--kubeconfig and --docker_host choose different engines; give one"), fs, stdout, stderr)
 	}
 	req := sandbox.PruneRequest{All: true}
 	if runID != "" {
 		req.Labels = map[string]string{swebench.LabelRun: runID}
 	}
-	clients, err := newClients(hosts, nil)
+	clients, err := newClients(engines{Hosts: hosts, Kubeconfig: kubeconfig, KubeNamespace: kubeNS}, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval prune: %v\n", err)
 		return exitFailure
@@ -256,7 +263,11 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	code := exitOK
 	for _, c := range clients {
 		res, err := c.Prune(ctx, req)
-		fmt.Fprintf(stdout, "%s: removed %d containers, %d volumes, %d networks\n", hostName(c), res.Containers, res.Volumes, res.Networks)
+		if kubeconfig != "" {
+			fmt.Fprintf(stdout, "%s: removed %d pods\n", hostName(c), res.Containers)
+		} else {
+			fmt.Fprintf(stdout, "%s: removed %d containers, %d volumes, %d networks\n", hostName(c), res.Containers, res.Volumes, res.Networks)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "eval prune: %s: %v\n", hostName(c), err)
 			code = exitFailure

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // The logs under testdata/logs are test_output.txt files of a demo run
@@ -54,7 +55,7 @@ func TestGradeVerb(t *testing.T) {
 			var r grade.InstanceReport
 			require.NoError(t, r.UnmarshalJSON(stdout.Bytes()))
 			assert.Equal(t, tc.id, r.InstanceID)
-			assert.Equal(t, logparse.Rules(tc.grading), r.Rules)
+			assert.Equal(t, harness.Rules(tc.grading), r.Rules)
 			if tc.golden != "" {
 				want, err := os.ReadFile(filepath.Join("testdata", "logs", tc.golden))
 				require.NoError(t, err)
@@ -95,7 +96,7 @@ func TestGradeVerbErrors(t *testing.T) {
 // resolved, and returns its path.
 func writeShardReport(t *testing.T, dir, name string, resolved []string, emptyPatch ...string) string {
 	t.Helper()
-	in := grade.RunInput{Rules: logparse.V5, Predictions: map[string]grade.Prediction{}, Reports: map[string][]byte{}}
+	in := grade.RunInput{Rules: harness.V5, Predictions: map[string]grade.Prediction{}, Reports: map[string][]byte{}}
 	for _, id := range resolved {
 		in.Dataset = append(in.Dataset, id)
 		in.Predictions[id] = grade.Prediction{}
@@ -131,6 +132,30 @@ func TestMergeVerb(t *testing.T) {
 		assert.Equal(t, 1, m.EmptyPatchInstances)
 		assert.Equal(t, []string{"x__y-1", "x__y-2", "x__y-3"}, m.ResolvedIDs)
 		assert.Contains(t, stderr.String(), "merged 2 reports: 4 instances, 3 resolved")
+	})
+	t.Run("a file replaced whole", func(t *testing.T) {
+		// A reader of the old report (a script polling it, say) keeps
+		// reading the old report whole: -o replaces the file, never
+		// rewrites it in place, so neither a reader nor a crash sees part
+		// of one.
+		out := filepath.Join(dir, "replaced.json")
+		old := []byte(`{"old": "report"}`)
+		require.NoError(t, os.WriteFile(out, old, 0o644))
+		reader, err := os.Open(out)
+		require.NoError(t, err)
+		defer reader.Close()
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitOK, run(context.Background(), []string{"merge", a, b, "-o", out}, nil, &stdout, &stderr), stderr.String())
+		seen, err := io.ReadAll(reader)
+		require.NoError(t, err)
+		assert.Equal(t, string(old), string(seen), "the open file still holds the old report")
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		var m grade.RunReport
+		require.NoError(t, m.UnmarshalJSON(data), "the path holds the new one")
+		entries, err := filepath.Glob(filepath.Join(dir, ".replaced.json.tmp-*"))
+		require.NoError(t, err)
+		assert.Empty(t, entries, "no temporary file is left")
 	})
 	t.Run("disjoint shards to stdout", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
@@ -170,6 +195,7 @@ func TestPruneVerbUsage(t *testing.T) {
 		{"neither", nil, "give exactly one of --run_id ID and --all"},
 		{"both", []string{"--run_id", "r", "--all"}, "give exactly one of --run_id ID and --all"},
 		{"positional", []string{"r"}, `unexpected argument "r"`},
+		{"kubeconfig and docker_host", []string{"--run_id", "r", "--kubeconfig", "k", "--docker_host", "tcp://h:2375"}, "--kubeconfig and --docker_host choose different engines"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,7 +219,6 @@ func TestRunUsageErrors(t *testing.T) {
 		{"help verb", []string{"help"}, exitOK, ""},
 		{"demo unknown flag", []string{"demo", "--bogus"}, exitUsage, "flag provided but not defined"},
 		{"demo export without dir", []string{"demo", "--export"}, exitUsage, "--export needs a directory"},
-		{"hugging face name", []string{"-d", "SWE-bench/SWE-bench_Lite", "-p", "gold", "--run_id", "r"}, exitFailure, "load_dataset"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

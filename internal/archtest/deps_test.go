@@ -1,6 +1,9 @@
 // Package archtest checks that imports point the way DESIGN.md says:
 // pytestparse uses the standard library only; sandbox and pytestparse know
-// nothing of SWE-bench; swebench reaches Docker only through sandbox.
+// nothing of SWE-bench; swebench reaches Docker only through sandbox; the
+// harness vocabulary (swebench/harness) is a leaf that the SWE-bench
+// packages import, and none of its facts is spelled anywhere else; agent and
+// its parts know nothing of SWE-bench.
 package archtest
 
 import (
@@ -66,6 +69,33 @@ func TestSWEBenchReachesDockerOnlyThroughSandbox(t *testing.T) {
 		}
 		for _, d := range deps {
 			assert.False(t, strings.HasPrefix(d, "github.com/docker/"), "%s depends on %s", pkg, d)
+		}
+	}
+}
+
+// The agent's parts: the core (agent) and the parts that build on it import
+// the sandbox and pytestparse, never SWE-bench or Docker's wire types; the
+// leaves (egress, traceback, secrets) import nothing of the module's.
+func TestAgentPartsPointOneWay(t *testing.T) {
+	leaves := map[string]bool{module + "/agent/egress": true, module + "/agent/traceback": true, module + "/agent/secrets": true}
+	imports := goList(t, "agent/...", false)
+	for leaf := range leaves {
+		require.Contains(t, imports, leaf, "the part exists")
+	}
+	for pkg, deps := range goList(t, "agent/...", true) {
+		for _, d := range deps {
+			assert.False(t, strings.HasPrefix(d, module+"/swebench"), "%s depends on %s", pkg, d)
+			assert.False(t, strings.HasPrefix(d, module+"/examples"), "%s depends on %s", pkg, d)
+			if leaves[pkg] {
+				assert.False(t, strings.HasPrefix(d, module+"/"), "%s is a leaf but depends on %s", pkg, d)
+			}
+		}
+		for _, d := range imports[pkg] {
+			assert.False(t, strings.HasPrefix(d, "github.com/docker/"), "%s imports %s", pkg, d)
+			// Parts may import the core, the core no part but the leaves.
+			if pkg == module+"/agent" && strings.HasPrefix(d, module+"/agent/") {
+				assert.True(t, leaves[d], "the core imports the part %s, which builds on it", d)
+			}
 		}
 	}
 }

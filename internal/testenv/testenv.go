@@ -19,13 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -70,12 +69,12 @@ func SkipWithoutEngine(t testing.TB, c *sandbox.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx); err != nil {
-		t.Skipf("no Docker engine answers (%v); this suite needs one", err)
+		cienv.Skip(t, "no Docker engine answers (%v); this suite needs one", err)
 	}
 	ok, err := c.HasImage(ctx, Image())
 	require.NoError(t, err)
 	if !ok {
-		t.Skipf("test image %s is missing; build it with scripts/build-image.sh", Image())
+		cienv.Skip(t, "test image %s is missing; build it with scripts/build-image.sh", Image())
 	}
 }
 
@@ -85,24 +84,33 @@ type Leftovers struct{ Containers, Volumes int }
 // CountLeftovers counts what the session left on c's engine.
 func CountLeftovers(t testing.TB, c *sandbox.Client, session string) Leftovers {
 	t.Helper()
-	ctx := context.Background()
-	f := filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+session))
-	cs, err := c.API().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	objs, err := c.List(context.Background(), sandbox.ListRequest{Session: session})
 	require.NoError(t, err)
-	vs, err := c.API().VolumeList(ctx, volume.ListOptions{Filters: f})
-	require.NoError(t, err)
-	return Leftovers{Containers: len(cs), Volumes: len(vs.Volumes)}
+	var l Leftovers
+	for _, o := range objs {
+		switch o.Kind {
+		case sandbox.KindSandbox:
+			l.Containers++
+		case sandbox.KindVolume:
+			l.Volumes++
+		}
+	}
+	return l
 }
 
 // CountRunContainers counts the containers of an evaluation run id, whatever
 // their session (the eval binary makes its own).
 func CountRunContainers(t testing.TB, c *sandbox.Client, runID string) int {
 	t.Helper()
-	cs, err := c.API().ContainerList(context.Background(), container.ListOptions{
-		All: true, Filters: filters.NewArgs(filters.Arg("label", swebench.LabelRun+"="+runID)),
-	})
+	objs, err := c.List(context.Background(), sandbox.ListRequest{All: true, Labels: map[string]string{swebench.LabelRun: runID}})
 	require.NoError(t, err)
-	return len(cs)
+	n := 0
+	for _, o := range objs {
+		if o.Kind == sandbox.KindSandbox {
+			n++
+		}
+	}
+	return n
 }
 
 // The project: calc.add is wrong at the base commit; the test patch adds the
@@ -333,4 +341,15 @@ func HostProcesses(s string) []string {
 		found = append(found, filepath.Base(d)+": "+strings.ReplaceAll(string(b), "\x00", " "))
 	}
 	return found
+}
+
+// Docker returns a Docker Engine client for c's engine, closed when the test
+// ends, for tests that check what the engine itself shows (docker inspect),
+// which the sandbox package does not expose.
+func Docker(t testing.TB, c *sandbox.Client) *client.Client {
+	t.Helper()
+	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithHost(c.Host()), client.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = dc.Close() })
+	return dc
 }

@@ -1,9 +1,10 @@
 // Package dataset loads SWE-bench datasets and predictions and decides, as
 // the official harness does, which instances a run evaluates.
 //
-// Datasets come from a JSON array, a JSONL file or a directory of them
-// ([LoadDataset], [LoadDatasetSplit]); rows keep every official field and
-// any extra ones ([Instance]). Predictions come from a JSON list, a JSON
+// Datasets come from a JSON array, a JSONL file, a Parquet file
+// ([ReadParquet]) or a directory of them ([LoadDataset], [LoadDatasetSplit]);
+// rows keep every official field and any extra ones ([Instance]). Package
+// hub fetches datasets by their Hugging Face name ([HubAlias], [IsHubName]). Predictions come from a JSON list, a JSON
 // object keyed by instance id, or JSONL ([LoadPredictions]); the dataset's
 // own patches give the "gold" predictions ([GoldPredictions]). [Select]
 // applies the -i filter and the official checks: unknown ids are errors,

@@ -24,8 +24,9 @@ var (
 	// differ only in letter case (they would share a log directory on a
 	// case-insensitive file system and share an image name).
 	ErrDuplicateID = errors.New("duplicate instance id")
-	// ErrUnsupportedFormat: the path names something we cannot read
-	// (Arrow/Parquet, a Hugging Face dataset name, an unknown extension).
+	// ErrUnsupportedFormat: the path names something we cannot read (an
+	// Arrow save_to_disk directory, a Hugging Face dataset name, which
+	// package hub fetches instead, an unknown extension).
 	ErrUnsupportedFormat = errors.New("unsupported format")
 	// ErrUnknownIDs: predictions or -i ids that are not in the dataset.
 	ErrUnknownIDs = errors.New("unknown instance ids")

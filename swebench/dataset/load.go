@@ -11,15 +11,16 @@ import (
 	"strings"
 )
 
-// LoadDataset reads instances from a JSON array file, a JSONL file, or a
-// directory holding such files (read in name order, non-recursively, so the
-// result is deterministic). Rows are checked as they are read: every error
-// is an *InputError naming file, line and field; up to 20 are reported at
-// once, joined with errors.Join.
+// LoadDataset reads instances from a JSON array file, a JSONL file, a
+// Parquet file ([ReadParquet]), or a directory holding such files (read in
+// name order, non-recursively, so the result is deterministic). Rows are
+// checked as they are read: every error is an *InputError naming file, line
+// (the row, in a Parquet file) and field; up to 20 are reported at once,
+// joined with errors.Join.
 //
-// Hugging Face datasets cannot be read directly (they are Arrow or Parquet
-// files); a dataset name or a save_to_disk directory gives an error matching
-// ErrUnsupportedFormat that says how to export a .jsonl file.
+// Hugging Face dataset names are fetched by package hub; here a name or a
+// save_to_disk (Arrow) directory gives an error matching
+// ErrUnsupportedFormat that says what to do.
 //
 // Across the whole result, a repeated instance id, or two ids that differ
 // only in letter case, is an error matching ErrDuplicateID naming both rows.
@@ -57,8 +58,9 @@ func LoadDataset(path string) ([]Instance, error) {
 
 // LoadDatasetSplit loads one split. A file is a single split already and is
 // read as is (as the official harness does). In a directory it looks for
-// <dir>/<split>.jsonl, <dir>/<split>.json, then a <dir>/<split>/ directory
-// of such files; otherwise the error lists the splits it can see.
+// <dir>/<split>.jsonl, <dir>/<split>.json, <dir>/<split>.parquet, then a
+// <dir>/<split>/ directory of such files; otherwise the error lists the
+// splits it can see.
 func LoadDatasetSplit(path, split string) ([]Instance, error) {
 	if split == "" {
 		return LoadDataset(path)
@@ -70,7 +72,7 @@ func LoadDatasetSplit(path, split string) ([]Instance, error) {
 	if err != nil || !st.IsDir() {
 		return LoadDataset(path)
 	}
-	for _, name := range []string{split + ".jsonl", split + ".json"} {
+	for _, name := range []string{split + ".jsonl", split + ".json", split + ".parquet"} {
 		p := filepath.Join(path, name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return LoadDataset(p)
@@ -94,10 +96,12 @@ func LoadDatasetSplit(path, split string) ([]Instance, error) {
 			seen = append(seen, strings.TrimSuffix(n, ".jsonl"))
 		case strings.HasSuffix(n, ".json"):
 			seen = append(seen, strings.TrimSuffix(n, ".json"))
+		case strings.HasSuffix(n, ".parquet"):
+			seen = append(seen, strings.TrimSuffix(n, ".parquet"))
 		}
 	}
-	return nil, fmt.Errorf("load split %q from %s: no %s.jsonl, %s.json or %s/ (found: %s): %w",
-		split, path, split, split, split, strings.Join(seen, ", "), fs.ErrNotExist)
+	return nil, fmt.Errorf("load split %q from %s: no %s.jsonl, %s.json, %s.parquet or %s/ (found: %s): %w",
+		split, path, split, split, split, split, strings.Join(seen, ", "), fs.ErrNotExist)
 }
 
 // hfName matches what could be a Hugging Face dataset name such as
@@ -129,7 +133,7 @@ func exportHint(name string) string {
 }
 
 func hfError(path, what, name string) error {
-	return fmt.Errorf("load dataset %s: %s; this program reads only .json/.jsonl files (not Arrow or Parquet): %s: %w",
+	return fmt.Errorf("load dataset %s: %s; LoadDataset reads .json, .jsonl and .parquet files (not Arrow) and package hub fetches dataset names: %s: %w",
 		path, what, exportHint(name), ErrUnsupportedFormat)
 }
 
@@ -146,10 +150,6 @@ func huggingFaceDir(dir string) error {
 		switch {
 		case n == "dataset_dict.json" || n == "dataset_info.json" || n == "state.json" || strings.HasSuffix(n, ".arrow"):
 			return hfError(dir, "this is a Hugging Face save_to_disk directory", "")
-		case strings.HasSuffix(n, ".parquet"):
-			return fmt.Errorf("load dataset %s: holds Parquet files, which this program cannot read; convert with "+
-				"python -c 'import pandas; pandas.read_parquet(\"FILE.parquet\").to_json(\"FILE.jsonl\", orient=\"records\", lines=True)': %w",
-				dir, ErrUnsupportedFormat)
 		}
 	}
 	return nil
@@ -162,8 +162,8 @@ func datasetFiles(path string) ([]string, error) {
 		if full, ok := hfAliases[strings.ToLower(path)]; ok {
 			return nil, hfError(path, "this is an alias of the Hugging Face dataset "+full, full)
 		}
-		if hfName.MatchString(path) && !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".jsonl") {
-			return nil, hfError(path, "no such file; if this is a Hugging Face dataset name, it cannot be downloaded here", path)
+		if IsHubName(path) {
+			return nil, hfError(path, "no such file; a Hugging Face dataset name is fetched with package hub", path)
 		}
 	}
 	if err != nil {
@@ -171,12 +171,12 @@ func datasetFiles(path string) ([]string, error) {
 	}
 	if !st.IsDir() {
 		switch {
-		case strings.HasSuffix(path, ".json"), strings.HasSuffix(path, ".jsonl"):
+		case strings.HasSuffix(path, ".json"), strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".parquet"):
 			return []string{path}, nil
-		case strings.HasSuffix(path, ".parquet"), strings.HasSuffix(path, ".arrow"):
-			return nil, hfError(path, "Arrow/Parquet files cannot be read", "")
+		case strings.HasSuffix(path, ".arrow"):
+			return nil, hfError(path, "Arrow files cannot be read", "")
 		}
-		return nil, &InputError{File: path, Err: kindf(ErrUnsupportedFormat, "want a .json or .jsonl file or a directory of them")}
+		return nil, &InputError{File: path, Err: kindf(ErrUnsupportedFormat, "want a .json, .jsonl or .parquet file or a directory of them")}
 	}
 	if err := huggingFaceDir(path); err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func datasetFiles(path string) ([]string, error) {
 	var files []string
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")) {
+		if strings.HasPrefix(n, ".") || !(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".parquet")) {
 			continue
 		}
 		p := filepath.Join(path, n)
@@ -199,7 +199,7 @@ func datasetFiles(path string) ([]string, error) {
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("load dataset: no .json or .jsonl files in directory %s: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("load dataset: no .json, .jsonl or .parquet files in directory %s: %w", path, fs.ErrNotExist)
 	}
 	return files, nil
 }

@@ -296,7 +296,7 @@ func TestLoadDatasetErrors(t *testing.T) {
 			name: "unknown extension", file: "data.csv", content: "a,b", is: ErrUnsupportedFormat,
 		},
 		{
-			name: "parquet file", file: "data.parquet", content: "PAR1", is: ErrUnsupportedFormat,
+			name: "truncated parquet file", file: "data.parquet", content: "PAR1", is: ErrBadParquet,
 		},
 		{
 			name: "empty json", file: "data.json", content: "  \n", is: ErrSyntax,
@@ -367,10 +367,6 @@ func TestLoadDatasetHuggingFace(t *testing.T) {
 			writeFile(t, dir, "ds/data-00000-of-00001.arrow", "x")
 			return filepath.Join(dir, "ds")
 		}, "save_to_disk"},
-		{"parquet dir", func(t *testing.T, dir string) string {
-			writeFile(t, dir, "ds/test.parquet", "PAR1")
-			return filepath.Join(dir, "ds")
-		}, "Parquet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,6 +35,8 @@ func readRecords(path string, keyed bool, errs *errorList, fn func(record) error
 		readJSONL(path, errs, fn)
 	case strings.HasSuffix(path, ".json"):
 		readJSON(path, keyed, errs, fn)
+	case !keyed && strings.HasSuffix(path, ".parquet"):
+		readParquetFile(path, errs, fn)
 	default:
 		errs.add(&InputError{File: path, Err: kindf(ErrUnsupportedFormat, "want a .json or .jsonl file")})
 	}

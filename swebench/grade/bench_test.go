@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // bigLog builds test output of about size bytes with n distinct tests in the
@@ -61,7 +61,7 @@ func BenchmarkGrade(b *testing.B) {
 			b.SetBytes(int64(len(log)))
 			for range b.N {
 				rep, err := grade.Grade(grade.Input{InstanceID: "a__b-1", Log: log, Parser: c.parser,
-					FailToPass: names[:100], PassToPass: names[100:1000], Rules: logparse.V5, CountCheck: c.check})
+					FailToPass: names[:100], PassToPass: names[100:1000], Rules: harness.V5, CountCheck: c.check})
 				if err != nil || !rep.Resolved {
 					b.Fatalf("not resolved: %v %+v", err, rep.Notes)
 				}

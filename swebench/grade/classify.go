@@ -23,27 +23,29 @@ const (
 	TestsTimedOut        = "tests_timed_out"
 )
 
-// classifiers are tried in order; environment reasons come first. The
-// patterns are swebox's own: the official classifier's regexes are not
-// reproduced, only its reason names and tiers.
+// classifiers are 5.0.2's INFRA_FAILURE_SIGNATURES (infra_failure.py),
+// tried in order, each with re.MULTILINE; the first that matches names the
+// reason.
 var classifiers = []struct {
 	reason string
 	tier   Tier
 	re     *regexp.Regexp
 }{
-	{BrowserLaunchFailed, TierEnvironment, regexp.MustCompile(`(?i)failed to launch (?:the )?browser|no usable sandbox|cannot start (?:chrome|chromium)|ChromeHeadless (?:crashed|failed)|Running as root without --no-sandbox`)},
-	{DisplayUnavailable, TierEnvironment, regexp.MustCompile(`(?i)cannot open display|can't open display|no display name and no \$DISPLAY|Missing X server or \$DISPLAY`)},
-	{OutOfMemory, TierEnvironment, regexp.MustCompile(`(?i)\bMemoryError\b|out of memory|JavaScript heap out of memory|Cannot allocate memory|OOMKilled`)},
-	{ContainerUnavailable, TierEnvironment, regexp.MustCompile(`(?i)No such container|container [0-9a-f]+ is not running|Error response from daemon`)},
-	{NetworkUnreachable, TierEnvironment, regexp.MustCompile(`(?i)Network is unreachable|Temporary failure in name resolution|Could not resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)`)},
-	{TestsTimedOut, TierAmbiguous, regexp.MustCompile(`Timeout error: [0-9]+ seconds exceeded|>>>>> Tests Timed Out`)},
-	{MissingModule, TierAmbiguous, regexp.MustCompile(`ModuleNotFoundError: No module named|ImportError: No module named|Cannot find module '`)},
-	{NoTestsCollected, TierAmbiguous, regexp.MustCompile(`(?m)collected 0 items|^no tests ran|No tests found|^Ran 0 tests`)},
+	{BrowserLaunchFailed, TierEnvironment, regexp.MustCompile(`(?m)Failed to launch|Failed to connect to the bus`)},
+	{DisplayUnavailable, TierEnvironment, regexp.MustCompile(`(?m)cannot open display|Missing X server|unable to open X display`)},
+	{OutOfMemory, TierEnvironment, regexp.MustCompile(`(?m)Cannot allocate memory|OutOfMemoryError|^Killed$`)},
+	{ContainerUnavailable, TierEnvironment, regexp.MustCompile(`(?m)Error response from daemon|Cannot connect to the Docker daemon`)},
+	{NetworkUnreachable, TierEnvironment, regexp.MustCompile(`(?m)Could not resolve host|Temporary failure in name resolution`)},
+	{MissingModule, TierAmbiguous, regexp.MustCompile(`(?m)Cannot find module|MODULE_NOT_FOUND|ModuleNotFoundError`)},
+	{NoTestsCollected, TierAmbiguous, regexp.MustCompile(`(?m)no tests ran|collected 0 items`)},
+	{TestsTimedOut, TierAmbiguous, regexp.MustCompile(`(?m)Timeout error: ` + pyDigit + `+ seconds exceeded`)},
 }
 
 // ClassifyFailure names the likely cause of a failed or unresolved
-// instance from its logs (test_output.txt, run_instance.log), or "" when
-// no rule applies. v5 reports these in failure_reasons; they are advisory.
+// instance from its logs (5.0.2 reads test_output.txt, then
+// run_instance.log, joined by a newline), or "" when no rule applies. v5
+// reports these in failure_reasons and, for an unusable log, in
+// report.json's infra_failure_reason; they are advisory.
 func ClassifyFailure(log string) string {
 	for _, c := range classifiers {
 		if c.re.MatchString(log) {

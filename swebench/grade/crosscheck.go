@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/pytestparse"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -29,11 +30,14 @@ var NoCountCheck CountCheck = func(string, logparse.StatusMap) []string { return
 const maxCountNotes = 20
 
 // pytestParsers are the official parsers that read pytest output.
-var pytestParsers = map[string]bool{"pytest": true, "pytest_options": true, "pytest_v2": true, "matplotlib": true, "seaborn": true}
+var pytestParsers = map[string]bool{
+	harness.ParserPytest: true, harness.ParserPytestOptions: true, harness.ParserPytestV2: true,
+	harness.ParserMatplotlib: true, harness.ParserSeaborn: true,
+}
 
 // CountCheckFor returns the cross-check used by default for a parser:
 // [PytestCountCheck] for the pytest-based parsers, nil for the others.
-func CountCheckFor(parser string, rules logparse.Rules) CountCheck {
+func CountCheckFor(parser string, rules harness.Rules) CountCheck {
 	if name, ok := logparse.Canonical(parser); ok && pytestParsers[name] {
 		return PytestCountCheck(name, rules)
 	}
@@ -51,7 +55,7 @@ func CountCheckFor(parser string, rules logparse.Rules) CountCheck {
 //
 // Official names are derived from the node ids by the official parser
 // itself, so truncation at whitespace and the options rewriting apply.
-func PytestCountCheck(parser string, rules logparse.Rules) CountCheck {
+func PytestCountCheck(parser string, rules harness.Rules) CountCheck {
 	return func(out string, official logparse.StatusMap) []string {
 		r := pytestparse.ParseString(out)
 		if r.Sessions == 0 && !r.Summary.Seen && len(r.Tests) == 0 {
@@ -99,7 +103,7 @@ func closingLineNotes(r *pytestparse.Report) []string {
 }
 
 // verdictNotes lists official passes that pytest contradicts.
-func verdictNotes(r *pytestparse.Report, official logparse.StatusMap, parser string, rules logparse.Rules) []string {
+func verdictNotes(r *pytestparse.Report, official logparse.StatusMap, parser string, rules harness.Rules) []string {
 	byName := map[string][]pytestparse.Outcome{}
 	for _, t := range r.Tests {
 		name := officialName(t.ID, parser, rules)
@@ -144,7 +148,7 @@ var progressArtefact = regexp.MustCompile(`^\s*\[\s*[0-9]+%\]$`)
 
 // officialName is the name the official parser gives a node id: the key it
 // records for the summary line "PASSED <id>".
-func officialName(id, parser string, rules logparse.Rules) string {
+func officialName(id, parser string, rules harness.Rules) string {
 	m, err := logparse.Parse(parser, "PASSED "+id+"\n", rules)
 	if err != nil || len(m) != 1 {
 		return id

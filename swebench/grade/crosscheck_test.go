@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -15,7 +16,7 @@ func TestPytestCountCheck(t *testing.T) {
 	type testCase struct {
 		name   string
 		parser string
-		rules  logparse.Rules
+		rules  harness.Rules
 		out    string
 		want   []string
 	}
@@ -38,7 +39,7 @@ func TestPytestCountCheck(t *testing.T) {
 			want: []string{`"t.py::a" is PASSED for the official parser, but pytest reported it error`}},
 		{name: "options names derive from node ids", parser: "pytest_options",
 			out: "==== short test summary info ====\nPASSED t.py::u[/testbed/x/y.py]\nPASSED t.py::u[//share]\n" + closing2},
-		{name: "v5 pytest_v2 xfail reasons", parser: "pytest_v2", rules: logparse.V5,
+		{name: "v5 pytest_v2 xfail reasons", parser: "pytest_v2", rules: harness.V5,
 			out: "==== short test summary info ====\nPASSED t.py::a\nXFAIL t.py::x - known bug\n==== 1 passed, 1 xfailed in 0.1s ====\n"},
 		{name: "folded skips count", parser: "pytest",
 			out: "==== short test summary info ====\nPASSED t.py::a\nSKIPPED [2] t.py:3: no net\n==== 1 passed, 2 skipped in 0.1s ====\n"},
@@ -50,7 +51,7 @@ func TestPytestCountCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rules := tc.rules
 			if rules == "" {
-				rules = logparse.V4
+				rules = harness.V4
 			}
 			official, err := logparse.Parse(tc.parser, tc.out, rules)
 			require.NoError(t, err)
@@ -59,9 +60,9 @@ func TestPytestCountCheck(t *testing.T) {
 			assert.Equal(t, tc.want, check(tc.out, official))
 		})
 	}
-	assert.Nil(t, grade.CountCheckFor("django", logparse.V5))
-	assert.Nil(t, grade.CountCheckFor("parse_log_sympy", logparse.V5))
-	assert.NotNil(t, grade.CountCheckFor("parse_log_astropy", logparse.V5))
+	assert.Nil(t, grade.CountCheckFor("django", harness.V5))
+	assert.Nil(t, grade.CountCheckFor("parse_log_sympy", harness.V5))
+	assert.NotNil(t, grade.CountCheckFor("parse_log_astropy", harness.V5))
 }
 
 func TestGradeDefaultCountCheck(t *testing.T) {

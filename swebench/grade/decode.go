@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // ErrInvalidUTF8 is test output that is not valid UTF-8 under v4 rules:
@@ -16,11 +16,11 @@ var ErrInvalidUTF8 = errors.New("test output is not valid UTF-8")
 // harness writes to test_output.txt. Under v4 invalid UTF-8 is an error;
 // under v5 each maximal invalid subsequence becomes U+FFFD, as Python's
 // decode(errors="replace") does.
-func DecodeOutput(raw []byte, rules logparse.Rules) (string, error) {
+func DecodeOutput(raw []byte, rules harness.Rules) (string, error) {
 	if utf8.Valid(raw) {
 		return string(raw), nil
 	}
-	if effectiveRules(rules) == logparse.V4 {
+	if rules.OrDefault() == harness.V4 {
 		return "", ErrInvalidUTF8
 	}
 	var b strings.Builder

@@ -12,8 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
@@ -39,10 +40,10 @@ var decodeCases = []struct{ in, want string }{
 func TestDecodeOutput(t *testing.T) {
 	for _, tc := range decodeCases {
 		t.Run(hex.EncodeToString([]byte(tc.in)), func(t *testing.T) {
-			got, err := grade.DecodeOutput([]byte(tc.in), logparse.V5)
+			got, err := grade.DecodeOutput([]byte(tc.in), harness.V5)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
-			_, err = grade.DecodeOutput([]byte(tc.in), logparse.V4)
+			_, err = grade.DecodeOutput([]byte(tc.in), harness.V4)
 			if strings.ToValidUTF8(tc.in, "") == tc.in {
 				assert.NoError(t, err)
 			} else {
@@ -56,7 +57,7 @@ func TestDecodeOutput(t *testing.T) {
 func TestDecodeOutputMatchesPython(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 not found")
+		cienv.Skip(t, "python3 not found")
 	}
 	var hexes []string
 	for _, tc := range decodeCases {
@@ -80,7 +81,7 @@ func FuzzDecodeOutput(f *testing.F) {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		s, err := grade.DecodeOutput(raw, logparse.V5)
+		s, err := grade.DecodeOutput(raw, harness.V5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,14 +101,20 @@ func TestClassifyFailure(t *testing.T) {
 	for _, tc := range []testCase{
 		{"Error: Failed to launch the browser process!\nNo usable sandbox!", grade.BrowserLaunchFailed, grade.TierEnvironment},
 		{"Error: cannot open display: :99", grade.DisplayUnavailable, grade.TierEnvironment},
-		{"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", grade.OutOfMemory, grade.TierEnvironment},
+		{"+ pytest\nKilled\n", grade.OutOfMemory, grade.TierEnvironment},
+		{"Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space", grade.OutOfMemory, grade.TierEnvironment},
+		{"Error response from daemon: No such container: x", grade.ContainerUnavailable, grade.TierEnvironment},
+		{"collected 0 items\n\nTimeout error: 1800 seconds exceeded.", grade.NoTestsCollected, grade.TierAmbiguous},
 		{"curl: (6) Could not resolve host: example.com", grade.NetworkUnreachable, grade.TierEnvironment},
 		{"E   ModuleNotFoundError: No module named 'numpy'", grade.MissingModule, grade.TierAmbiguous},
 		{"collected 0 items\n\n===== no tests ran in 0.01s =====", grade.NoTestsCollected, grade.TierAmbiguous},
 		{"\n\nTimeout error: 1800 seconds exceeded.", grade.TestsTimedOut, grade.TierAmbiguous},
 		{"FAILED t.py::a - assert 1 == 2", "", grade.TierAmbiguous},
+		// 5.0.2's signatures know neither of these.
+		{"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", "", grade.TierAmbiguous},
+		{"Process Killed by signal 9", "", grade.TierAmbiguous},
 	} {
-		t.Run(tc.reason, func(t *testing.T) {
+		t.Run(tc.reason+"/"+tc.log, func(t *testing.T) {
 			assert.Equal(t, tc.reason, grade.ClassifyFailure(tc.log))
 			assert.Equal(t, tc.tier, grade.FailureTier(tc.reason))
 		})

@@ -11,8 +11,8 @@
 //		Repo:       inst.Repo,  // picks the parser unless Parser is set
 //		FailToPass: inst.FailToPass,
 //		PassToPass: inst.PassToPass,
-//		FailOnly:   grade.FailOnly(inst.Repo, logparse.V5),
-//		Rules:      logparse.V5,
+//		FailOnly:   harness.FailOnly(inst.Repo, harness.V5),
+//		Rules:      harness.V5,
 //	})
 //	if err != nil {
 //		// the official harness writes no report: an error instance

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func Example() {
@@ -20,7 +20,7 @@ func Example() {
 		Repo:       "owner/repo", // in no table: the pytest parser
 		FailToPass: []string{"tests/test_a.py::test_fixed"},
 		PassToPass: []string{"tests/test_a.py::test_old"},
-		Rules:      logparse.V4,
+		Rules:      harness.V4,
 	})
 	if err != nil {
 		panic(err)
@@ -63,7 +63,7 @@ func Example() {
 
 func ExampleBuildRunReport() {
 	report := grade.BuildRunReport(grade.RunInput{
-		Rules:       logparse.V4,
+		Rules:       harness.V4,
 		Dataset:     []string{"a__b-1", "a__b-2", "a__b-3"},
 		Predictions: map[string]grade.Prediction{"a__b-1": {}, "a__b-2": {EmptyPatch: true}},
 		Reports:     map[string][]byte{"a__b-1": []byte(`{"a__b-1": {"resolved": true}}`)},

@@ -3,31 +3,21 @@ package grade
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
-)
-
-// Markers the eval script and the harness write into test_output.txt
-// (swebench/harness/constants). Under the script's `set -x` the start and
-// end markers appear as "+ : '>>>>> Start Test Output'".
-const (
-	StartMarker          = ">>>>> Start Test Output"
-	EndMarker            = ">>>>> End Test Output"
-	ExitCodeMarker       = ">>>>> Test Exit Code"
-	PatchApplyFailMarker = ">>>>> Patch Apply Failed"
-	ResetFailedMarker    = ">>>>> Reset Failed"
-	TestsErroredMarker   = ">>>>> Tests Errored"
-	TestsTimedOutMarker  = ">>>>> Tests Timed Out"
 )
 
 // ErrUnknownRules is a rule set other than v4 and v5.
 var ErrUnknownRules = errors.New("unknown grading rules")
 
 // failureMarkers reject a log wherever they appear, in this order.
-var failureMarkers = []string{PatchApplyFailMarker, ResetFailedMarker, TestsErroredMarker, TestsTimedOutMarker}
+var failureMarkers = []string{harness.PatchApplyFailMarker, harness.ResetFailedMarker, harness.TestsErroredMarker, harness.TestsTimedOutMarker}
 
 // Reason says why a log is unusable: the official get_logs_eval returns
 // ({}, False) and report.json says patch_successfully_applied false.
@@ -95,18 +85,24 @@ type Evaluation struct {
 // The error is non-nil only for an unknown parser or where the official
 // parser raises ([logparse.ErrParserRaised]): the official harness then
 // writes no report at all.
-func ParseTestOutput(log, parser string, rules logparse.Rules, regrade bool) (logparse.StatusMap, Evaluation, error) {
-	rules = effectiveRules(rules)
-	if !rules.Valid() {
-		return nil, Evaluation{}, fmt.Errorf("%w: %q", ErrUnknownRules, rules)
-	}
+func ParseTestOutput(log, parser string, rules harness.Rules, regrade bool) (logparse.StatusMap, Evaluation, error) {
 	parse, ok := logparse.Lookup(parser)
 	if !ok {
 		return nil, Evaluation{}, &logparse.UnknownParserError{Name: parser}
 	}
+	return parseTestOutput(log, parse, rules, regrade)
+}
+
+// parseTestOutput is ParseTestOutput with the parser already bound (see
+// [logparse.Bind]).
+func parseTestOutput(log string, parse logparse.Parser, rules harness.Rules, regrade bool) (logparse.StatusMap, Evaluation, error) {
+	rules = rules.OrDefault()
+	if !rules.Valid() {
+		return nil, Evaluation{}, fmt.Errorf("%w: %q", ErrUnknownRules, rules)
+	}
 	log = universalNewlines(log)
 	var ev Evaluation
-	if rules == logparse.V5 {
+	if rules == harness.V5 {
 		ev.ExitCode, ev.Forgery = exitCode(log)
 	}
 	for _, marker := range failureMarkers {
@@ -115,12 +111,12 @@ func ParseTestOutput(log, parser string, rules logparse.Rules, regrade bool) (lo
 			return logparse.StatusMap{}, ev, nil
 		}
 	}
-	hasStart, hasEnd := strings.Contains(log, StartMarker), strings.Contains(log, EndMarker)
+	hasStart, hasEnd := strings.Contains(log, harness.StartTestOutput), strings.Contains(log, harness.EndTestOutput)
 	var sm logparse.StatusMap
 	var err error
 	switch {
 	case hasStart && hasEnd:
-		if rules == logparse.V5 {
+		if rules == harness.V5 {
 			ev.Forgery = append(markerForgery(log), ev.Forgery...)
 		}
 		if sm, err = parse(testChunk(log), rules); err != nil {
@@ -141,7 +137,7 @@ func ParseTestOutput(log, parser string, rules logparse.Rules, regrade bool) (lo
 		ev.Reason = ReasonMissingMarkers
 		return logparse.StatusMap{}, ev, nil
 	}
-	if rules == logparse.V5 {
+	if rules == harness.V5 {
 		if len(sm) == 0 && !suiteRan.MatchString(log) {
 			ev.Reason = ReasonNoTestsRan
 			return logparse.StatusMap{}, ev, nil
@@ -155,13 +151,6 @@ func ParseTestOutput(log, parser string, rules logparse.Rules, regrade bool) (lo
 	return sm, ev, nil
 }
 
-func effectiveRules(r logparse.Rules) logparse.Rules {
-	if r == "" {
-		return logparse.V5
-	}
-	return r
-}
-
 // universalNewlines is what Python's text-mode read does to line endings.
 func universalNewlines(s string) string {
 	if !strings.Contains(s, "\r") {
@@ -173,9 +162,9 @@ func universalNewlines(s string) string {
 // testChunk is content.split(START)[1].split(END)[0]: the text after the
 // first start marker, up to the next start or end marker.
 func testChunk(log string) string {
-	_, rest, _ := strings.Cut(log, StartMarker)
-	rest, _, _ = strings.Cut(rest, StartMarker)
-	rest, _, _ = strings.Cut(rest, EndMarker)
+	_, rest, _ := strings.Cut(log, harness.StartTestOutput)
+	rest, _, _ = strings.Cut(rest, harness.StartTestOutput)
+	rest, _, _ = strings.Cut(rest, harness.EndTestOutput)
 	return rest
 }
 
@@ -183,40 +172,72 @@ func testChunk(log string) string {
 // not produce: it prints each marker once, start before end.
 func markerForgery(log string) []string {
 	var notes []string
-	if n := strings.Count(log, StartMarker); n > 1 {
+	if n := strings.Count(log, harness.StartTestOutput); n > 1 {
 		notes = append(notes, fmt.Sprintf("start marker appears %d times; the graded output ends at the second", n))
 	}
-	if n := strings.Count(log, EndMarker); n > 1 {
+	if n := strings.Count(log, harness.EndTestOutput); n > 1 {
 		notes = append(notes, fmt.Sprintf("end marker appears %d times; the graded output ends at the first after the start", n))
 	}
-	if strings.Index(log, EndMarker) < strings.Index(log, StartMarker) {
+	if strings.Index(log, harness.EndTestOutput) < strings.Index(log, harness.StartTestOutput) {
 		notes = append(notes, "an end marker precedes the start marker")
 	}
 	return notes
 }
 
-var exitCodeLine = regexp.MustCompile(regexp.QuoteMeta(ExitCodeMarker) + `:[ \t]*(-?[0-9]+)`)
+// Python's \s and \d, which 5.0.2's patterns use.
+const (
+	pySpace = `[\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
+	pyDigit = `\p{Nd}`
+	pyWord  = `[\p{L}\p{N}_]`
+)
 
-// exitCode returns the last recorded exit code. The eval script echoes it
-// after the end marker, so anything the tests print comes earlier; a
-// disagreeing earlier value is reported as forged. (Under set -x the
-// traced echo command carries the same value.)
+// exitCodeLine is 5.0.2's TEST_EXIT_CODE_RE.
+var exitCodeLine = regexp.MustCompile(regexp.QuoteMeta(harness.ExitCodeMarker) + `:` + pySpace + `*(-?` + pyDigit + `+)`)
+
+// exitCode is 5.0.2's parse_test_exit_code: the first recorded exit code
+// (re.search). The eval script echoes the real one after the end marker
+// (under set -x its traced echo carries the same value), so a line the
+// tests print comes first and wins, as upstream; a later value that
+// disagrees is reported as forged.
 func exitCode(log string) (*int, []string) {
 	all := exitCodeLine.FindAllStringSubmatch(log, -1)
 	if len(all) == 0 {
 		return nil, nil
 	}
-	last, err := strconv.Atoi(all[len(all)-1][1])
-	if err != nil {
-		return nil, []string{"unreadable exit code " + strconv.Quote(all[len(all)-1][1])}
+	first, ok := parsePyInt(all[0][1])
+	if !ok {
+		return nil, []string{"unreadable exit code " + strconv.Quote(all[0][1])}
 	}
 	var notes []string
-	for _, g := range all[:len(all)-1] {
-		if v, err := strconv.Atoi(g[1]); err != nil || v != last {
-			notes = append(notes, fmt.Sprintf("exit code line %q disagrees with the recorded exit code %d", g[0], last))
+	for _, g := range all[1:] {
+		if v, ok := parsePyInt(g[1]); !ok || v != first {
+			notes = append(notes, fmt.Sprintf("exit code line %q disagrees with the first recorded exit code %d, which grading uses", g[0], first))
 		}
 	}
-	return &last, notes
+	return &first, notes
+}
+
+// parsePyInt is Python's int() of an optional "-" and decimal digits of any
+// script (each Unicode digit run counts from its own zero).
+func parsePyInt(s string) (int, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	v := 0
+	for _, r := range s {
+		zero := r
+		for unicode.Is(unicode.Nd, zero-1) {
+			zero--
+		}
+		d := int(r-zero) % 10
+		if v > (math.MaxInt-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		v = -v
+	}
+	return v, s != ""
 }
 
 func anyFailure(sm logparse.StatusMap) bool {
@@ -228,16 +249,17 @@ func anyFailure(sm logparse.StatusMap) bool {
 	return false
 }
 
-// suiteRan is evidence, in runners' own summaries, that at least one test
-// ran (v5's SUITE_RAN): Karma, Mocha, Jest, TAP and Jasmine counts, each
-// required to be non-zero.
+// suiteRan is 5.0.2's SUITE_RAN, evidence in runners' own summaries that
+// at least one test ran: Karma, Mocha, Jest, TAP and Jasmine counts, each
+// required to be non-zero, and the "': ok" lines of OpenLayers' rendering
+// tests.
 var suiteRan = regexp.MustCompile(`(?m)` + strings.Join([]string{
-	`Executed [1-9][0-9]* of [0-9]+`,                          // karma progress
-	`TOTAL: [1-9][0-9]* (?:SUCCESS|FAILED)`,                   // karma summary
-	`(?:^|[^0-9])[1-9][0-9]* passing`,                         // mocha
-	`Tests:[ \t]+[1-9]`,                                       // jest "Tests: 1 failed, 2 passed, 3 total"
-	`Test Suites:[ \t]+(?:[0-9]+ [a-z]+, )*[1-9][0-9]* total`, // jest
-	`^# tests [1-9][0-9]*`,                                    // TAP
-	`^# pass +[1-9][0-9]*`,                                    // TAP (node:test, tape)
-	`(?:^|[^0-9])[1-9][0-9]* specs?, [0-9]+ failures?`,        // jasmine
+	`Executed [1-9]` + pyDigit + `* of ` + pyDigit + `+`,
+	`TOTAL: [1-9]` + pyDigit + `* (?:SUCCESS|FAILED)`,
+	`[1-9]` + pyDigit + `* passing`,
+	`Tests:` + pySpace + `+[1-9]` + pyDigit + `*`,
+	`Test Suites:` + pySpace + `+(?:` + pyDigit + `+ ` + pyWord + `+, )*[1-9]` + pyDigit + `* total`,
+	`^# tests [1-9]` + pyDigit + `*`,
+	`[1-9]` + pyDigit + `* specs?, ` + pyDigit + `+ failures?`,
+	`': ok$`,
 }, "|"))

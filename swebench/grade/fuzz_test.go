@@ -2,18 +2,23 @@ package grade_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
-// FuzzGrade grades arbitrary logs: no panic, and the counts add up: every
-// expected test lands in at most one list, a usable log has tests_status,
-// and report.json is valid JSON that reads back the same.
+// FuzzGrade grades arbitrary logs: no panic; the only error is the one the
+// official parser raises (logparse.ErrParserRaised), where the official
+// harness writes no report; and the counts add up: every expected test
+// lands in at most one list, a usable log has tests_status, and report.json
+// is valid JSON that reads back the same.
 func FuzzGrade(f *testing.F) {
 	logs, _ := filepath.Glob("testdata/logs/*.txt")
 	for i, path := range logs {
@@ -23,10 +28,17 @@ func FuzzGrade(f *testing.F) {
 	}
 	f.Add(uint8(0), traceStart+"PASSED a\nFAILED\n"+traceEnd, "a\nb[", true)
 	names := logparse.Names()
+	// Logs on which the official parser raises.
+	for _, seed := range []struct{ parser, log string }{
+		{harness.ParserDjango, "FAIL:\n"},
+		{harness.ParserSeaborn, "PASSED\n"},
+	} {
+		f.Add(uint8(slices.Index(names, seed.parser)), traceStart+seed.log+traceEnd, "a", false)
+	}
 	f.Fuzz(func(t *testing.T, which uint8, log, expected string, v5 bool) {
-		rules := logparse.V4
+		rules := harness.V4
 		if v5 {
-			rules = logparse.V5
+			rules = harness.V5
 		}
 		tests := strings.Split(expected, "\n")
 		half := len(tests) / 2
@@ -34,6 +46,9 @@ func FuzzGrade(f *testing.F) {
 			FailToPass: tests[:half], PassToPass: tests[half:], FailOnly: which%7 == 0, Rules: rules, Regrade: which%5 == 0}
 		rep, err := grade.Grade(in)
 		if err != nil {
+			if !errors.Is(err, logparse.ErrParserRaised) {
+				t.Fatalf("%s/%s: an error the official parser does not raise: %v", in.Parser, rules, err)
+			}
 			return // the official parser raises: no report
 		}
 		if rep.PatchSuccessfullyApplied != (rep.TestsStatus != nil) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -60,24 +61,6 @@ func ratio(r Results) (all, none bool) {
 	return len(r.Failure) == 0, len(r.Success) == 0
 }
 
-// failOnlyRepos are FAIL_ONLY_REPOS: repositories whose parsers list only
-// failing tests, graded fail-only.
-var failOnlyRepos = map[string]logparse.Rules{
-	"chartjs/Chart.js":      logparse.V4,
-	"processing/p5.js":      logparse.V4,
-	"markedjs/marked":       logparse.V4,
-	"bpmn-io/bpmn-js":       logparse.V5,
-	"openlayers/openlayers": logparse.V5,
-	"eslint/eslint":         logparse.V5,
-}
-
-// FailOnly reports whether repo is graded fail-only under rules (its
-// FAIL_ONLY_REPOS; v5 datasets may also say eval_type "fail_only").
-func FailOnly(repo string, rules logparse.Rules) bool {
-	since, ok := failOnlyRepos[repo]
-	return ok && (since == logparse.V4 || effectiveRules(rules) == logparse.V5)
-}
-
 // GradeTests is the official get_eval_tests_report: every FAIL_TO_PASS and
 // PASS_TO_PASS test looked up in the status map and sorted into success or
 // failure.
@@ -95,8 +78,15 @@ func FailOnly(repo string, rules logparse.Rules) bool {
 // more "[" than "]" that is absent from the map matches the names it
 // prefixes, provided they all agree on pass versus non-pass; see
 // [StatusOf].
-func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly bool, rules logparse.Rules) TestsStatus {
-	rules = effectiveRules(rules)
+func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly bool, rules harness.Rules) TestsStatus {
+	return gradeTests(sm, failToPass, passToPass, failOnly, rules, nil)
+}
+
+// gradeTests is GradeTests with first, when known, choosing among the
+// names a truncated id prefixes the one the official parser recorded
+// first (see [StatusOf]).
+func gradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly bool, rules harness.Rules, first func([]string) string) TestsStatus {
+	rules = rules.OrDefault()
 	ts := TestsStatus{
 		FailToPass: Results{Success: []string{}, Failure: []string{}},
 		PassToPass: Results{Success: []string{}, Failure: []string{}},
@@ -104,7 +94,7 @@ func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly
 		PassToFail: Results{Success: []string{}, Failure: []string{}},
 	}
 	grade := func(name string, maintain bool, into *Results) {
-		status, found := StatusOf(sm, name, rules)
+		status, found := statusOf(sm, name, rules, first)
 		passed := found && (status == logparse.PASSED || status == logparse.XFAIL)
 		failed := !found || status == logparse.FAILED || status == logparse.ERROR
 		skipped := found && status == logparse.SKIPPED
@@ -115,9 +105,9 @@ func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly
 			} else {
 				into.Success = append(into.Success, name)
 			}
-		case passed || (rules == logparse.V5 && maintain && skipped):
+		case passed || (rules == harness.V5 && maintain && skipped):
 			into.Success = append(into.Success, name)
-		case failed || (rules == logparse.V5 && skipped):
+		case failed || (rules == harness.V5 && skipped):
 			into.Failure = append(into.Failure, name)
 		}
 	}
@@ -136,26 +126,32 @@ func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly
 // one of them agrees on pass (PASSED, XFAIL) versus non-pass; if they
 // disagree the test counts as missing.
 //
-// Which status stands for an agreeing non-pass group is not fixed by the
-// official rule (it takes the first match in dict order); here a FAILED or
-// ERROR member wins over SKIPPED, so a skipped sibling cannot mask a failed
-// one (#663). For the passing group the result is PASSED.
-func StatusOf(sm logparse.StatusMap, name string, rules logparse.Rules) (logparse.Status, bool) {
+// The official rule then takes the first match in dict order, the order
+// the parser recorded the names in, which a map does not keep: [Grade]
+// recovers it from the log and so agrees with 5.0.2 (where a SKIPPED
+// sibling recorded before a FAILED one makes a PASS_TO_PASS test
+// maintained, #663). StatusOf, without the log, lets a FAILED or ERROR
+// member win over SKIPPED. For the passing group the result is PASSED.
+func StatusOf(sm logparse.StatusMap, name string, rules harness.Rules) (logparse.Status, bool) {
+	return statusOf(sm, name, rules, nil)
+}
+
+func statusOf(sm logparse.StatusMap, name string, rules harness.Rules, first func([]string) string) (logparse.Status, bool) {
 	if s, ok := sm[name]; ok {
 		return s, true
 	}
-	if effectiveRules(rules) != logparse.V5 || strings.Count(name, "[") <= strings.Count(name, "]") {
+	if rules.OrDefault() != harness.V5 || strings.Count(name, "[") <= strings.Count(name, "]") {
 		return "", false
 	}
-	var pass, nonPass []logparse.Status
+	var pass, nonPass []string
 	for k, s := range sm {
 		if !strings.HasPrefix(k, name) {
 			continue
 		}
 		if s == logparse.PASSED || s == logparse.XFAIL {
-			pass = append(pass, s)
+			pass = append(pass, k)
 		} else {
-			nonPass = append(nonPass, s)
+			nonPass = append(nonPass, k)
 		}
 	}
 	switch {
@@ -164,8 +160,45 @@ func StatusOf(sm logparse.StatusMap, name string, rules logparse.Rules) (logpars
 	case len(pass) > 0:
 		return logparse.PASSED, true
 	}
-	sort.Slice(nonPass, func(i, j int) bool { return nonPassRank(nonPass[i]) < nonPassRank(nonPass[j]) })
-	return nonPass[0], true
+	if first != nil {
+		if k := first(nonPass); k != "" {
+			return sm[k], true
+		}
+	}
+	sort.Slice(nonPass, func(i, j int) bool { return nonPassRank(sm[nonPass[i]]) < nonPassRank(sm[nonPass[j]]) })
+	return sm[nonPass[0]], true
+}
+
+// recordOrder returns which of some names the parser recorded first in
+// text, for parsers that read each line on its own (every parser whose
+// names carry pytest's "[...]" parameters): the name produced by the
+// earliest line parsed alone. It gives "" when no line alone produces any
+// of them. Lines are parsed only when first asked.
+func recordOrder(text string, parse logparse.Parser, rules harness.Rules) func([]string) string {
+	var firstLine map[string]int
+	return func(names []string) string {
+		if firstLine == nil {
+			firstLine = map[string]int{}
+			for i, line := range strings.Split(text, "\n") {
+				m, err := parse(line, rules)
+				if err != nil {
+					continue
+				}
+				for k := range m {
+					if _, seen := firstLine[k]; !seen {
+						firstLine[k] = i
+					}
+				}
+			}
+		}
+		best, bestLine := "", -1
+		for _, n := range names {
+			if i, ok := firstLine[n]; ok && (bestLine < 0 || i < bestLine) {
+				best, bestLine = n, i
+			}
+		}
+		return best
+	}
 }
 
 func nonPassRank(s logparse.Status) string {
@@ -186,16 +219,20 @@ type Input struct {
 	// Log is the content of test_output.txt.
 	Log string
 	// Parser names the log parser ([logparse.Lookup]); empty means the
-	// official parser of Repo ([logparse.ForInstance]).
+	// official parser of Repo ([harness.ParserForInstance]).
 	Parser string
 	// Repo is "owner/name"; it picks the parser when Parser is empty.
-	Repo       string
+	Repo string
+	// Version is the row's version, which the official parsers next and
+	// lighthouse choose by (InstanceID is what immutable_js and jekyll
+	// choose by).
+	Version    string
 	FailToPass []string
 	PassToPass []string
-	// FailOnly grades fail-only (see [FailOnly] and the dataset's eval_type).
+	// FailOnly grades fail-only (see [harness.FailOnly] and the dataset's eval_type).
 	FailOnly bool
 	// Rules selects the official release reproduced; empty means v5.
-	Rules logparse.Rules
+	Rules harness.Rules
 	// PatchIsNone is a prediction whose model_patch is null: the official
 	// report says so and grades nothing.
 	PatchIsNone bool
@@ -220,12 +257,12 @@ type Input struct {
 // is non-nil where the official harness writes no report.json at all (the
 // official parser raises) or the parser is unknown.
 func Grade(in Input) (InstanceReport, error) {
-	rules := effectiveRules(in.Rules)
+	rules := in.Rules.OrDefault()
 	if !rules.Valid() {
 		return InstanceReport{}, fmt.Errorf("grade %s: %w: %q", in.InstanceID, ErrUnknownRules, rules)
 	}
 	rep := InstanceReport{InstanceID: in.InstanceID, Rules: rules}
-	if rules == logparse.V5 && in.InfraFailureReason != "" {
+	if rules == harness.V5 && in.InfraFailureReason != "" {
 		rep.InfraFailure, rep.InfraFailureReason = true, in.InfraFailureReason
 	}
 	if in.PatchIsNone {
@@ -235,19 +272,34 @@ func Grade(in Input) (InstanceReport, error) {
 	rep.PatchExists = true
 	parser := in.Parser
 	if parser == "" {
-		parser = logparse.ForInstance(in.Repo, in.InstanceID)
+		parser = harness.ParserForInstance(in.Repo, in.InstanceID)
 	}
-	sm, ev, err := ParseTestOutput(in.Log, parser, rules, in.Regrade)
+	parse, ok := logparse.Bind(parser, logparse.Target{InstanceID: in.InstanceID, Version: in.Version})
+	if !ok {
+		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, &logparse.UnknownParserError{Name: parser})
+	}
+	sm, ev, err := parseTestOutput(in.Log, parse, rules, in.Regrade)
 	if err != nil {
 		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, err)
 	}
 	rep.Evaluation, rep.StatusMap = ev, sm
 	rep.Notes.Forgery = ev.Forgery
 	if !ev.Usable {
+		// 5.0.2 classifies the test output of an unusable log: the reason is
+		// reported, and infra_failure is true for environment reasons.
+		if rules == harness.V5 && in.InfraFailureReason == "" {
+			if reason := ClassifyFailure(in.Log); reason != "" {
+				rep.InfraFailure, rep.InfraFailureReason = FailureTier(reason) == TierEnvironment, reason
+			}
+		}
 		return rep, nil
 	}
 	rep.PatchSuccessfullyApplied = true
-	ts := GradeTests(sm, in.FailToPass, in.PassToPass, in.FailOnly, rules)
+	text := universalNewlines(in.Log)
+	if !ev.WholeLog && strings.Contains(text, harness.StartTestOutput) {
+		text = testChunk(text)
+	}
+	ts := gradeTests(sm, in.FailToPass, in.PassToPass, in.FailOnly, rules, recordOrder(text, parse, rules))
 	rep.TestsStatus = &ts
 	rep.Resolved = ts.Resolution() == ResolvedFull
 	check := in.CountCheck
@@ -255,10 +307,6 @@ func Grade(in Input) (InstanceReport, error) {
 		check = CountCheckFor(parser, rules)
 	}
 	if check != nil {
-		text := universalNewlines(in.Log)
-		if !ev.WholeLog && strings.Contains(text, StartMarker) {
-			text = testChunk(text)
-		}
 		rep.Notes.CountCheck = check(text, sm)
 	}
 	return rep, nil

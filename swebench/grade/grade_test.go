@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -31,7 +32,7 @@ func TestGradeTests(t *testing.T) {
 	}
 	type testCase struct {
 		name     string
-		rules    logparse.Rules
+		rules    harness.Rules
 		failOnly bool
 		f2p, p2p []string
 		wantF2P  grade.Results
@@ -39,48 +40,48 @@ func TestGradeTests(t *testing.T) {
 		want     grade.Resolution
 	}
 	cases := []testCase{
-		{name: "passed and xfail succeed, missing fails", rules: logparse.V4,
+		{name: "passed and xfail succeed, missing fails", rules: harness.V4,
 			f2p: []string{"pass", "xfail", "missing"}, p2p: []string{"pass"},
 			wantF2P: results([]string{"pass", "xfail"}, []string{"missing"}), wantP2P: results([]string{"pass"}, nil),
 			want: grade.ResolvedPartial},
-		{name: "failed and error fail", rules: logparse.V4,
+		{name: "failed and error fail", rules: harness.V4,
 			f2p: []string{"fail", "error"}, p2p: []string{"fail"},
 			wantF2P: results(nil, []string{"fail", "error"}), wantP2P: results(nil, []string{"fail"}), want: grade.ResolvedNo},
-		{name: "v4 skipped is in neither list", rules: logparse.V4,
+		{name: "v4 skipped is in neither list", rules: harness.V4,
 			f2p: []string{"skip"}, p2p: []string{"skip", "pass"},
 			wantF2P: results(nil, nil), wantP2P: results([]string{"pass"}, nil), want: grade.ResolvedFull},
-		{name: "v5 skipped fail-to-pass fails, pass-to-pass is maintained", rules: logparse.V5,
+		{name: "v5 skipped fail-to-pass fails, pass-to-pass is maintained", rules: harness.V5,
 			f2p: []string{"skip"}, p2p: []string{"skip", "pass"},
 			wantF2P: results(nil, []string{"skip"}), wantP2P: results([]string{"skip", "pass"}, nil), want: grade.ResolvedNo},
-		{name: "unknown status is in neither list", rules: logparse.V5,
+		{name: "unknown status is in neither list", rules: harness.V5,
 			f2p: []string{"odd", "pass"}, p2p: []string{"odd"},
 			wantF2P: results([]string{"pass"}, nil), wantP2P: results(nil, nil), want: grade.ResolvedFull},
-		{name: "empty categories count as one", rules: logparse.V5,
+		{name: "empty categories count as one", rules: harness.V5,
 			wantF2P: results(nil, nil), wantP2P: results(nil, nil), want: grade.ResolvedFull},
-		{name: "partial needs every pass-to-pass", rules: logparse.V5,
+		{name: "partial needs every pass-to-pass", rules: harness.V5,
 			f2p: []string{"pass", "fail"}, p2p: []string{"fail"},
 			wantF2P: results([]string{"pass"}, []string{"fail"}), wantP2P: results(nil, []string{"fail"}), want: grade.ResolvedNo},
-		{name: "fail-only: only FAILED fails, missing succeeds", rules: logparse.V4, failOnly: true,
+		{name: "fail-only: only FAILED fails, missing succeeds", rules: harness.V4, failOnly: true,
 			f2p: []string{"fail", "error", "missing", "skip"}, p2p: []string{"pass", "fail"},
 			wantF2P: results([]string{"error", "missing", "skip"}, []string{"fail"}), wantP2P: results([]string{"pass"}, []string{"fail"}),
 			want: grade.ResolvedNo},
-		{name: "fail-only all missing resolves (#474)", rules: logparse.V5, failOnly: true,
+		{name: "fail-only all missing resolves (#474)", rules: harness.V5, failOnly: true,
 			f2p: []string{"a", "b"}, p2p: []string{"c"},
 			wantF2P: results([]string{"a", "b"}, nil), wantP2P: results([]string{"c"}, nil), want: grade.ResolvedFull},
-		{name: "v4 truncated id is missing", rules: logparse.V4,
+		{name: "v4 truncated id is missing", rules: harness.V4,
 			f2p: []string{"t.py::p[a"}, wantF2P: results(nil, []string{"t.py::p[a"}), wantP2P: results(nil, nil), want: grade.ResolvedNo},
-		{name: "v5 truncated id matches agreeing passes", rules: logparse.V5,
+		{name: "v5 truncated id matches agreeing passes", rules: harness.V5,
 			f2p: []string{"t.py::p[a"}, wantF2P: results([]string{"t.py::p[a"}, nil), wantP2P: results(nil, nil), want: grade.ResolvedFull},
-		{name: "v5 truncated id with disagreeing matches is missing", rules: logparse.V5,
+		{name: "v5 truncated id with disagreeing matches is missing", rules: harness.V5,
 			f2p: []string{"t.py::r[m"}, p2p: []string{"t.py::r[m"},
 			wantF2P: results(nil, []string{"t.py::r[m"}), wantP2P: results(nil, []string{"t.py::r[m"}), want: grade.ResolvedNo},
-		{name: "v5 skipped sibling does not mask a failure", rules: logparse.V5,
+		{name: "v5 skipped sibling does not mask a failure", rules: harness.V5,
 			p2p: []string{"t.py::q[x"}, wantF2P: results(nil, nil), wantP2P: results(nil, []string{"t.py::q[x"}), want: grade.ResolvedNo},
-		{name: "v5 all-skipped truncated pass-to-pass is maintained", rules: logparse.V5,
+		{name: "v5 all-skipped truncated pass-to-pass is maintained", rules: harness.V5,
 			p2p: []string{"t.py::s[k"}, wantF2P: results(nil, nil), wantP2P: results([]string{"t.py::s[k"}, nil), want: grade.ResolvedFull},
-		{name: "v5 balanced brackets never prefix-match", rules: logparse.V5,
+		{name: "v5 balanced brackets never prefix-match", rules: harness.V5,
 			f2p: []string{"t.py::p[a-b"[:9] + "]"}, wantF2P: results(nil, []string{"t.py::p[a]"}), wantP2P: results(nil, nil), want: grade.ResolvedNo},
-		{name: "order of the dataset is kept", rules: logparse.V5,
+		{name: "order of the dataset is kept", rules: harness.V5,
 			f2p: []string{"xfail", "pass"}, wantF2P: results([]string{"xfail", "pass"}, nil), wantP2P: results(nil, nil), want: grade.ResolvedFull},
 	}
 	for _, tc := range cases {
@@ -134,9 +135,9 @@ func TestFailOnly(t *testing.T) {
 		{"django/django", false, false},
 	} {
 		t.Run(tc.repo, func(t *testing.T) {
-			assert.Equal(t, tc.v4, grade.FailOnly(tc.repo, logparse.V4))
-			assert.Equal(t, tc.v5, grade.FailOnly(tc.repo, logparse.V5))
-			assert.Equal(t, tc.v5, grade.FailOnly(tc.repo, ""), "v5 is the default")
+			assert.Equal(t, tc.v4, harness.FailOnly(tc.repo, harness.V4))
+			assert.Equal(t, tc.v5, harness.FailOnly(tc.repo, harness.V5))
+			assert.Equal(t, tc.v5, harness.FailOnly(tc.repo, ""), "v5 is the default")
 		})
 	}
 }
@@ -158,17 +159,17 @@ func TestGrade(t *testing.T) {
 			FailToPass: []string{"t.py::a", "t.py::s"}, PassToPass: []string{"t.py::b"}},
 			applied: true, tests: true, failToPass: results([]string{"t.py::a"}, []string{"t.py::s"})},
 		{name: "v4 skipped drops out and the p2p failure stays", in: grade.Input{InstanceID: "x__y-1", Log: log, Parser: "pytest",
-			Rules: logparse.V4, FailToPass: []string{"t.py::a", "t.py::s"}, PassToPass: []string{"t.py::b"}},
+			Rules: harness.V4, FailToPass: []string{"t.py::a", "t.py::s"}, PassToPass: []string{"t.py::b"}},
 			applied: true, tests: true, failToPass: results([]string{"t.py::a"}, nil)},
 		{name: "v4 all-skipped fail-to-pass resolves", in: grade.Input{InstanceID: "x__y-1", Log: log, Parser: "pytest",
-			Rules: logparse.V4, FailToPass: []string{"t.py::s"}, PassToPass: []string{"t.py::a"}},
+			Rules: harness.V4, FailToPass: []string{"t.py::s"}, PassToPass: []string{"t.py::a"}},
 			applied: true, tests: true, resolved: true, failToPass: results(nil, nil)},
 		{name: "null patch", in: grade.Input{InstanceID: "x__y-1", Log: log, PatchIsNone: true}},
 		{name: "unusable log", in: grade.Input{InstanceID: "x__y-1", Log: "no markers", Parser: "pytest"}},
 		{name: "infra failure under v5", in: grade.Input{InstanceID: "x__y-1", Log: "", Parser: "pytest", InfraFailureReason: "container_unavailable"},
 			infra: true},
-		{name: "infra failure is not a v4 key", in: grade.Input{InstanceID: "x__y-1", Log: "", Parser: "pytest", Rules: logparse.V4, InfraFailureReason: "container_unavailable"}},
-		{name: "parser raises: no report", in: grade.Input{InstanceID: "x__y-1", Log: traceStart + "FAILED\n" + traceEnd, Repo: "mwaskom/seaborn", Rules: logparse.V4},
+		{name: "infra failure is not a v4 key", in: grade.Input{InstanceID: "x__y-1", Log: "", Parser: "pytest", Rules: harness.V4, InfraFailureReason: "container_unavailable"}},
+		{name: "parser raises: no report", in: grade.Input{InstanceID: "x__y-1", Log: traceStart + "FAILED\n" + traceEnd, Repo: "mwaskom/seaborn", Rules: harness.V4},
 			wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

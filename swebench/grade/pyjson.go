@@ -130,3 +130,11 @@ func (w *pyWriter) writeU(r rune) {
 		w.WriteByte(hexDigits[(r>>shift)&0xf])
 	}
 }
+
+// PyQuote is json.dumps(s) for one string: Python's quoting, with every
+// character outside printable ASCII escaped.
+func PyQuote(s string) string {
+	var w pyWriter
+	w.writeString(s)
+	return w.String()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -20,7 +21,7 @@ type InstanceReport struct {
 	TestsStatus *TestsStatus
 	// Rules decides the keys: v5 adds infra_failure (and
 	// infra_failure_reason when set).
-	Rules              logparse.Rules
+	Rules              harness.Rules
 	InfraFailure       bool
 	InfraFailureReason string
 	// Notes are swebox's additions, written under the key "swebox" only
@@ -57,7 +58,7 @@ func (r InstanceReport) Encode() []byte {
 	body.add("patch_exists", pyBool(r.PatchExists))
 	body.add("patch_successfully_applied", pyBool(r.PatchSuccessfullyApplied))
 	body.add("resolved", pyBool(r.Resolved))
-	if effectiveRules(r.Rules) == logparse.V5 {
+	if r.Rules.OrDefault() == harness.V5 {
 		body.add("infra_failure", pyBool(r.InfraFailure))
 		if r.InfraFailureReason != "" {
 			body.add("infra_failure_reason", pyString(r.InfraFailureReason))
@@ -132,10 +133,10 @@ func (r *InstanceReport) UnmarshalJSON(data []byte) error {
 		*r = InstanceReport{
 			InstanceID: id, PatchIsNone: b.PatchIsNone, PatchExists: b.PatchExists,
 			PatchSuccessfullyApplied: b.PatchSuccessfullyApplied, Resolved: b.Resolved,
-			Rules: logparse.V4, InfraFailureReason: b.InfraFailureReason,
+			Rules: harness.V4, InfraFailureReason: b.InfraFailureReason,
 		}
 		if b.InfraFailure != nil {
-			r.Rules, r.InfraFailure = logparse.V5, *b.InfraFailure
+			r.Rules, r.InfraFailure = harness.V5, *b.InfraFailure
 		}
 		if b.TestsStatus != nil {
 			get := func(k string) Results {

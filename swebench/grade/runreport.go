@@ -8,14 +8,14 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // RunReport is the run summary <model>.<run_id>.json of the official
 // make_run_report.
 type RunReport struct {
 	// Rules decides the keys: v5 adds the advisory failure classification.
-	Rules logparse.Rules
+	Rules harness.Rules
 
 	TotalInstances int // dataset size after the -i filter
 	// SubmittedInstances counts every prediction, also those for ids the
@@ -49,7 +49,24 @@ type RunReport struct {
 	// client was at hand (v5; v4.1.0 inverted the condition and so never
 	// writes them in a normal run).
 	Leftovers *Leftovers
+
+	// Outcomes, when set, adds swebox_outcomes: each submitted instance's
+	// typed outcome ("resolved", "patch_failed", "engine_lost", ...), by
+	// id. It is swebox's own key, written last; the official keys before it
+	// are unchanged.
+	Outcomes map[string]string
+	// FlakyVerdicts, when set, adds swebox_flaky_verdicts, after
+	// swebox_outcomes: for each instance of a repeated run whose runs
+	// disagree on the verdict, each run's outcome, the official run first.
+	FlakyVerdicts map[string][]string
 }
+
+// OutcomesKey is the run report key of [RunReport.Outcomes];
+// FlakyVerdictsKey that of [RunReport.FlakyVerdicts].
+const (
+	OutcomesKey      = "swebox_outcomes"
+	FlakyVerdictsKey = "swebox_flaky_verdicts"
+)
 
 // Leftovers are containers and images of the run still present at its end.
 type Leftovers struct {
@@ -69,7 +86,7 @@ type Prediction struct {
 
 // RunInput is everything the run report is computed from.
 type RunInput struct {
-	Rules logparse.Rules
+	Rules harness.Rules
 	// Dataset lists the dataset's instance ids after the -i filter, in
 	// dataset order (a repeated id counts twice in total_instances, as in
 	// the official code).
@@ -92,7 +109,7 @@ type RunInput struct {
 // empty, not JSON or lacks the instance's "resolved"; an id with a
 // non-empty patch and no report.json is an error.
 func BuildRunReport(in RunInput) RunReport {
-	r := RunReport{Rules: effectiveRules(in.Rules), TotalInstances: len(in.Dataset), Leftovers: in.Leftovers}
+	r := RunReport{Rules: in.Rules.OrDefault(), TotalInstances: len(in.Dataset), Leftovers: in.Leftovers}
 	completed, incomplete, empty, resolved, unresolved, errored := set{}, set{}, set{}, set{}, set{}, set{}
 	reasons := map[string]string{}
 	for _, id := range in.Dataset {
@@ -133,7 +150,7 @@ func BuildRunReport(in RunInput) RunReport {
 	r.ResolvedIDs, r.UnresolvedIDs, r.ErrorIDs = resolved.sorted(), unresolved.sorted(), errored.sorted()
 	r.CompletedInstances, r.ResolvedInstances, r.UnresolvedInstances = len(completed), len(resolved), len(unresolved)
 	r.EmptyPatchInstances, r.ErrorInstances = len(empty), len(errored)
-	if r.Rules == logparse.V5 {
+	if r.Rules == harness.V5 {
 		for id, reason := range in.FailureReasons {
 			if _, ok := reasons[id]; !ok {
 				reasons[id] = reason
@@ -226,7 +243,7 @@ func RunReportFileName(model, runID string) string {
 // unresolved_instances, its id lists after unresolved_ids and
 // failure_reasons before error_ids.
 func (r RunReport) Encode() []byte {
-	v5 := effectiveRules(r.Rules) == logparse.V5
+	v5 := r.Rules.OrDefault() == harness.V5
 	var o pyObject
 	o.add("total_instances", pyInt(r.TotalInstances))
 	o.add("submitted_instances", pyInt(r.SubmittedInstances))
@@ -248,16 +265,7 @@ func (r RunReport) Encode() []byte {
 	if v5 {
 		o.add("infra_failure_ids", pyList(r.InfraFailureIDs))
 		o.add("ambiguous_failure_ids", pyList(r.AmbiguousFailureIDs))
-		var reasons pyObject
-		ids := make([]string, 0, len(r.FailureReasons))
-		for id := range r.FailureReasons {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			reasons.add(id, pyString(r.FailureReasons[id]))
-		}
-		o.add("failure_reasons", reasons)
+		o.add("failure_reasons", pyStringMap(r.FailureReasons))
 	}
 	o.add("error_ids", pyList(r.ErrorIDs))
 	o.add("schema_version", pyInt(SchemaVersion))
@@ -266,7 +274,36 @@ func (r RunReport) Encode() []byte {
 		o.add("unstopped_containers", pyList(sortedCopy(r.Leftovers.Containers)))
 		o.add("unremoved_images", pyList(sortedCopy(r.Leftovers.Images)))
 	}
+	if r.Outcomes != nil {
+		o.add(OutcomesKey, pyStringMap(r.Outcomes))
+	}
+	if r.FlakyVerdicts != nil {
+		keys := make([]string, 0, len(r.FlakyVerdicts))
+		for k := range r.FlakyVerdicts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var fv pyObject
+		for _, k := range keys {
+			fv.add(k, pyList(r.FlakyVerdicts[k]))
+		}
+		o.add(FlakyVerdictsKey, fv)
+	}
 	return append(pyDumps(o), '\n')
+}
+
+// pyStringMap is m as a JSON object with sorted keys.
+func pyStringMap(m map[string]string) pyObject {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var o pyObject
+	for _, k := range keys {
+		o.add(k, pyString(m[k]))
+	}
+	return o
 }
 
 func sortedCopy(s []string) []string {
@@ -297,6 +334,13 @@ type runReportJSON struct {
 	FailureReasons      map[string]string `json:"failure_reasons"`
 	UnstoppedContainers *[]string         `json:"unstopped_containers"`
 	UnremovedImages     []string          `json:"unremoved_images"`
+	Outcomes            map[string]string `json:"swebox_outcomes"`
+	flakyJSON
+}
+
+// flakyJSON is read apart so that the official keys' block stays as is.
+type flakyJSON struct {
+	FlakyVerdicts map[string][]string `json:"swebox_flaky_verdicts"`
 }
 
 // UnmarshalJSON reads a run report written by the official harness or by
@@ -310,15 +354,15 @@ func (r *RunReport) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("read run report: schema_version %d, want %d", j.SchemaVersion, SchemaVersion)
 	}
 	*r = RunReport{
-		Rules: logparse.V4, TotalInstances: j.TotalInstances, SubmittedInstances: j.SubmittedInstances,
+		Rules: harness.V4, TotalInstances: j.TotalInstances, SubmittedInstances: j.SubmittedInstances,
 		CompletedInstances: j.CompletedInstances, ResolvedInstances: j.ResolvedInstances,
 		UnresolvedInstances: j.UnresolvedInstances, EmptyPatchInstances: j.EmptyPatchInstances,
 		ErrorInstances: j.ErrorInstances, CompletedIDs: j.CompletedIDs, IncompleteIDs: j.IncompleteIDs,
 		EmptyPatchIDs: j.EmptyPatchIDs, SubmittedIDs: j.SubmittedIDs, ResolvedIDs: j.ResolvedIDs,
-		UnresolvedIDs: j.UnresolvedIDs, ErrorIDs: j.ErrorIDs,
+		UnresolvedIDs: j.UnresolvedIDs, ErrorIDs: j.ErrorIDs, Outcomes: j.Outcomes, FlakyVerdicts: j.FlakyVerdicts,
 	}
 	if j.InfraFailureIDs != nil {
-		r.Rules, r.InfraFailureIDs = logparse.V5, *j.InfraFailureIDs
+		r.Rules, r.InfraFailureIDs = harness.V5, *j.InfraFailureIDs
 		r.AmbiguousFailureIDs, r.FailureReasons = j.AmbiguousFailureIDs, j.FailureReasons
 	}
 	if j.UnstoppedContainers != nil {
@@ -347,8 +391,8 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 	}
 	owner := map[string]int{}
 	for i, r := range reports {
-		if effectiveRules(r.Rules) != effectiveRules(reports[0].Rules) {
-			return RunReport{}, fmt.Errorf("merge run reports: shard %d uses rules %s, shard 0 %s", i, effectiveRules(r.Rules), effectiveRules(reports[0].Rules))
+		if r.Rules.OrDefault() != reports[0].Rules.OrDefault() {
+			return RunReport{}, fmt.Errorf("merge run reports: shard %d uses rules %s, shard 0 %s", i, r.Rules.OrDefault(), reports[0].Rules.OrDefault())
 		}
 		seen := set{}
 		for _, ids := range [][]string{r.CompletedIDs, r.IncompleteIDs, r.EmptyPatchIDs, r.ErrorIDs, r.SubmittedIDs} {
@@ -363,7 +407,7 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 			owner[id] = i
 		}
 	}
-	m := RunReport{Rules: effectiveRules(reports[0].Rules)}
+	m := RunReport{Rules: reports[0].Rules.OrDefault()}
 	var lists [11][]string
 	for _, r := range reports {
 		m.TotalInstances += r.TotalInstances
@@ -389,6 +433,18 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 				m.FailureReasons = map[string]string{}
 			}
 			m.FailureReasons[id] = reason
+		}
+		for id, outcome := range r.Outcomes {
+			if m.Outcomes == nil {
+				m.Outcomes = map[string]string{}
+			}
+			m.Outcomes[id] = outcome
+		}
+		for id, runs := range r.FlakyVerdicts {
+			if m.FlakyVerdicts == nil {
+				m.FlakyVerdicts = map[string][]string{}
+			}
+			m.FlakyVerdicts[id] = runs
 		}
 	}
 	for i := range lists {

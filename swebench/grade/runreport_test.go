@@ -8,16 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/logparse"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func reportJSON(id string, resolved bool) []byte {
-	return grade.InstanceReport{InstanceID: id, PatchExists: true, PatchSuccessfullyApplied: true, Resolved: resolved, Rules: logparse.V4}.Encode()
+	return grade.InstanceReport{InstanceID: id, PatchExists: true, PatchSuccessfullyApplied: true, Resolved: resolved, Rules: harness.V4}.Encode()
 }
 
 // runInput is a run over seven dataset instances, one of each fate, plus a
 // prediction for an id outside the dataset.
-func runInput(rules logparse.Rules) grade.RunInput {
+func runInput(rules harness.Rules) grade.RunInput {
 	return grade.RunInput{
 		Rules:   rules,
 		Dataset: []string{"a__r-1", "a__r-2", "a__r-3", "a__r-4", "a__r-5", "a__r-6", "a__r-7", "a__r-8"},
@@ -37,7 +37,7 @@ func runInput(rules logparse.Rules) grade.RunInput {
 }
 
 func TestBuildRunReport(t *testing.T) {
-	r := grade.BuildRunReport(runInput(logparse.V4))
+	r := grade.BuildRunReport(runInput(harness.V4))
 	assert.Equal(t, 8, r.TotalInstances)
 	assert.Equal(t, 8, r.SubmittedInstances, "every prediction, also outside the dataset")
 	assert.Equal(t, []string{"a__r-1", "a__r-2", "a__r-5", "a__r-6", "a__r-7"}, r.CompletedIDs)
@@ -50,7 +50,7 @@ func TestBuildRunReport(t *testing.T) {
 	assert.Equal(t, []int{5, 2, 1, 1, 3}, []int{r.CompletedInstances, r.ResolvedInstances, r.UnresolvedInstances, r.EmptyPatchInstances, r.ErrorInstances})
 	assert.Nil(t, r.FailureReasons, "v4 has no failure classification")
 
-	v5 := grade.BuildRunReport(runInput(logparse.V5))
+	v5 := grade.BuildRunReport(runInput(harness.V5))
 	assert.Equal(t, []string{"a__r-4"}, v5.InfraFailureIDs)
 	assert.Equal(t, []string{"a__r-2"}, v5.AmbiguousFailureIDs)
 	assert.Equal(t, map[string]string{"a__r-2": grade.MissingModule, "a__r-4": grade.ContainerUnavailable}, v5.FailureReasons,
@@ -61,7 +61,7 @@ func TestBuildRunReport(t *testing.T) {
 func TestRunReportEncode(t *testing.T) {
 	type testCase struct {
 		name  string
-		rules logparse.Rules
+		rules harness.Rules
 		left  *grade.Leftovers
 		keys  []string
 	}
@@ -74,9 +74,9 @@ func TestRunReportEncode(t *testing.T) {
 		"unresolved_ids", "infra_failure_ids", "ambiguous_failure_ids", "failure_reasons", "error_ids", "schema_version"}
 	leftKeys := []string{"unstopped_instances", "unstopped_containers", "unremoved_images"}
 	for _, tc := range []testCase{
-		{"v4", logparse.V4, nil, v4keys},
-		{"v5", logparse.V5, nil, v5keys},
-		{"v5 with leftovers", logparse.V5, &grade.Leftovers{Containers: []string{"c2", "c1"}, Images: []string{"i"}}, append(append([]string{}, v5keys...), leftKeys...)},
+		{"v4", harness.V4, nil, v4keys},
+		{"v5", harness.V5, nil, v5keys},
+		{"v5 with leftovers", harness.V5, &grade.Leftovers{Containers: []string{"c2", "c1"}, Images: []string{"i"}}, append(append([]string{}, v5keys...), leftKeys...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := runInput(tc.rules)
@@ -116,7 +116,7 @@ func TestRunReportFileName(t *testing.T) {
 }
 
 func TestMergeRunReports(t *testing.T) {
-	half := func(ids []string, rules logparse.Rules) grade.RunReport {
+	half := func(ids []string, rules harness.Rules) grade.RunReport {
 		in := runInput(rules)
 		in.Dataset = ids
 		preds := map[string]grade.Prediction{}
@@ -128,7 +128,7 @@ func TestMergeRunReports(t *testing.T) {
 		in.Predictions = preds
 		return grade.BuildRunReport(in)
 	}
-	for _, rules := range []logparse.Rules{logparse.V4, logparse.V5} {
+	for _, rules := range []harness.Rules{harness.V4, harness.V5} {
 		t.Run(string(rules), func(t *testing.T) {
 			in := runInput(rules)
 			delete(in.Predictions, "z__other-9")
@@ -141,16 +141,47 @@ func TestMergeRunReports(t *testing.T) {
 		})
 	}
 
-	a := half([]string{"a__r-1", "a__r-2"}, logparse.V4)
-	b := half([]string{"a__r-2", "a__r-3"}, logparse.V4)
+	a := half([]string{"a__r-1", "a__r-2"}, harness.V4)
+	b := half([]string{"a__r-2", "a__r-3"}, harness.V4)
 	_, err := grade.MergeRunReports(a, b)
 	var overlap *grade.OverlapError
 	require.ErrorAs(t, err, &overlap)
 	assert.Equal(t, "a__r-2", overlap.ID)
 	assert.Equal(t, [2]int{0, 1}, overlap.Shards)
 
-	_, err = grade.MergeRunReports(half([]string{"a__r-1"}, logparse.V4), half([]string{"a__r-2"}, logparse.V5))
+	_, err = grade.MergeRunReports(half([]string{"a__r-1"}, harness.V4), half([]string{"a__r-2"}, harness.V5))
 	assert.Error(t, err, "mixed rules")
 	_, err = grade.MergeRunReports()
 	assert.Error(t, err)
+}
+
+// TestRunReportOutcomes: the outcomes are one added key, written last; the
+// official keys before it are byte for byte those of a report without it,
+// and the key survives reading back and merging.
+func TestRunReportOutcomes(t *testing.T) {
+	for _, rules := range []harness.Rules{harness.V4, harness.V5} {
+		t.Run(string(rules), func(t *testing.T) {
+			r := grade.BuildRunReport(runInput(rules))
+			official := r.Encode()
+			r.Outcomes = map[string]string{"a__r-2": "unresolved", "a__r-1": "resolved", "a__r-4": "engine_lost"}
+			with := r.Encode()
+
+			head := official[:len(official)-len("\n}\n")]
+			require.Equal(t, string(head), string(with[:len(head)]), "the official keys are unchanged")
+			assert.Equal(t, ",\n    \""+grade.OutcomesKey+"\": {\n        \"a__r-1\": \"resolved\",\n        \"a__r-2\": \"unresolved\",\n        \"a__r-4\": \"engine_lost\"\n    }\n}\n",
+				string(with[len(head):]), "one key, last, sorted")
+
+			var back grade.RunReport
+			require.NoError(t, back.UnmarshalJSON(with))
+			assert.Equal(t, r.Outcomes, back.Outcomes)
+			var none grade.RunReport
+			require.NoError(t, none.UnmarshalJSON(official))
+			assert.Nil(t, none.Outcomes, "an official report has none")
+
+			other := grade.RunReport{Rules: rules, Outcomes: map[string]string{"b__r-1": "timed_out"}}
+			m, err := grade.MergeRunReports(back, other)
+			require.NoError(t, err)
+			assert.Equal(t, map[string]string{"a__r-1": "resolved", "a__r-2": "unresolved", "a__r-4": "engine_lost", "b__r-1": "timed_out"}, m.Outcomes)
+		})
+	}
 }

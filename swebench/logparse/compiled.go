@@ -3,6 +3,8 @@ package logparse
 import (
 	"regexp"
 	"strings"
+
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Parsers of compiled languages: go.py, rust.py and java.py of the official
@@ -12,7 +14,7 @@ var gotestResult = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`)
 
 // parseGotest is parse_log_gotest: "--- PASS: TestX (0.00s)" lines,
 // subtests included (they are indented; lines are stripped).
-func parseGotest(log string, _ Rules) (StatusMap, error) {
+func parseGotest(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, gotestResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"PASS": PASSED, "FAIL": FAILED, "SKIP": SKIPPED}[g[1]]
 	}), nil
@@ -39,7 +41,7 @@ var cargoResult = regexp.MustCompile(`^test` + reSpace + `+(` + reNonSpace + `+)
 
 // parseCargo is parse_log_cargo: "test path::name ... ok" lines; only ok and
 // FAILED are recorded (ignored tests are missing).
-func parseCargo(log string, _ Rules) (StatusMap, error) {
+func parseCargo(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, cargoResult, func(g []string) (string, Status) {
 		return g[1], map[string]Status{"ok": PASSED, "FAILED": FAILED}[g[2]]
 	}), nil
@@ -50,28 +52,43 @@ var (
 	mavenResult = regexp.MustCompile(`^.*BUILD (SUCCESS|FAILURE)$`)
 )
 
+// mavenNoName is the name 4.1.0 records a BUILD result under when no
+// -Dtest= line came before it.
+const mavenNoName = "---NO TEST NAME FOUND YET---"
+
 // parseMaven is parse_log_maven. Maven does not print passing tests, so each
-// test runs on its own and the traced command line (set -x) names it; the
-// next "BUILD SUCCESS/FAILURE" belongs to the oldest pending test.
-func parseMaven(log string, _ Rules) (StatusMap, error) {
+// test runs on its own and the traced command line (set -x) names it.
+//
+// 4.1.0 gives each "BUILD SUCCESS/FAILURE" to the most recent -Dtest= name
+// (mavenNoName before any). 5.0.2 pairs them first in, first out: a result
+// goes to the oldest test still waiting, a result with no test waiting is
+// kept, and once the log ends the waiting tests take the kept results in
+// order.
+func parseMaven(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
-	var pending []string
+	status := map[string]Status{"SUCCESS": PASSED, "FAILURE": FAILED}
+	current := mavenNoName
+	var pending, unmatched []string
 	for _, line := range lines(log) {
 		line = strip(line)
 		if g := mavenTest.FindStringSubmatch(line); g != nil {
+			current = g[1]
 			pending = append(pending, g[1])
 		}
 		g := mavenResult.FindStringSubmatch(line)
-		if g == nil || len(pending) == 0 {
-			continue
+		switch {
+		case g == nil:
+		case rules == harness.V4:
+			m[current] = status[g[1]]
+		case len(pending) > 0:
+			m[pending[0]] = status[g[1]]
+			pending = pending[1:]
+		default:
+			unmatched = append(unmatched, g[1])
 		}
-		name := pending[0]
-		pending = pending[1:]
-		if g[1] == "SUCCESS" {
-			m[name] = PASSED
-		} else {
-			m[name] = FAILED
-		}
+	}
+	for ; len(pending) > 0 && len(unmatched) > 0; pending, unmatched = pending[1:], unmatched[1:] {
+		m[pending[0]] = status[unmatched[0]]
 	}
 	return m, nil
 }
@@ -80,7 +97,7 @@ var antResult = regexp.MustCompile(`^` + reSpace + `*\[junit\]` + reSpace + `+\[
 
 // parseAnt is parse_log_ant: "[junit] [PASS] name" lines; FAIL and ERR are
 // both FAILED.
-func parseAnt(log string, _ Rules) (StatusMap, error) {
+func parseAnt(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, antResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"PASS": PASSED, "FAIL": FAILED, "ERR": FAILED}[g[1]]
 	}), nil
@@ -88,13 +105,15 @@ func parseAnt(log string, _ Rules) (StatusMap, error) {
 
 var (
 	gradleFull       = regexp.MustCompile(`^([^>].+)` + reSpace + `+(PASSED|FAILED)$`)
-	gradleName       = regexp.MustCompile(`^(` + reNonSpace + `+` + reSpace + `+>` + reSpace + `+` + reNonSpace + `+)$`)
+	gradleName       = regexp.MustCompile(`^([^>]` + reNonSpace + `*` + reSpace + `+>` + reSpace + `+` + reNonSpace + `+)$`)
 	gradleStatusOnly = regexp.MustCompile(`^(PASSED|FAILED)$`)
 )
 
-// parseGradleCustom is parse_log_gradle_custom: "pkg.Class > method PASSED",
-// or the name and the status on separate lines when output interleaves.
-func parseGradleCustom(log string, _ Rules) (StatusMap, error) {
+// parseGradleCustom is parse_log_gradle_custom: "pkg.Class > method
+// PASSED". 5.0.2 also pairs a line holding only "pkg.Class > method" with
+// a later line holding only the status, when output interleaves; 4.1.0
+// reads only the first form.
+func parseGradleCustom(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	pending := ""
 	for _, line := range lines(log) {
@@ -102,6 +121,9 @@ func parseGradleCustom(log string, _ Rules) (StatusMap, error) {
 		if g := gradleFull.FindStringSubmatch(line); g != nil {
 			m[g[1]] = Status(g[2])
 			pending = ""
+			continue
+		}
+		if rules == harness.V4 {
 			continue
 		}
 		if g := gradleName.FindStringSubmatch(line); g != nil {

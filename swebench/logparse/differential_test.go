@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -38,6 +40,18 @@ var fragments = []string{
 	"F", "E", "O", "Ex", "test: ", " - passed", " - failed", "..", " .", "<doctest>", "</doctest>",
 	"<doctest binary=\"t\">", "<TestCase name=\"c\">", "<TestCase>", "</TestCase>", "<SubCase name=\"s\">",
 	"<SubCase>", "</SubCase>", "<Expression success=\"true\"/>", "<Expression success=\"false\"/>", "<OverallResults/>",
+	// the JavaScript parsers of 5.0.2
+	"3 passing", "\n  2 passing", "(12ms)", "2KPhantomJS 2.1.1 (Linux 0.0.0) ", "2KPhantomJS 2.1.1 (Linux x86_64) ",
+	"Chrome Headless 120.0 (Linux x86_64) ", "HeadlessChrome 120.0 (Linux 0.0.0) ", "Chrome 120.0 (Linux x86_64) ",
+	" FAILED\n", "Error", "Error:", "AssertionError: ", "case x: mismatch", "PASS ", "FAIL ", "(1.2 s)", "(3 ms)", "✗",
+	" xvfb-run ", "Starting browser Chrome", "TOTAL", "WARN", "LOG", "in ", "Running: a.js (1 of 2)\n\n\n  Suite\n",
+	"    ", "    1) ", "    ✓ ", "../..", "  \"passes\": [", "  \"failures\": [", "  }", "  ],", "\"fullTitle\": \"t\",\n",
+	"running 2 test files", "2 passing", "✔ ", "[smoke]", "[unit]", " ... ", "\x1b[32mok", "\x1b[31mFAILED", "34mINFO",
+	"test result:", "/tmp/ab.qmd", "/tmp/cd/", "ERRORS", "failures:", "passed failed steps",
+	"./node_modules/.bin/mocha tests/run.js --reporter json", "./node_modules/.bin/mocha --reporter json",
+	"{\"passes\": [], \"failures\": [{\"fullTitle\": \"f\"}]}", "\"passes\": [", "\"failures\": [", "],",
+	"    ✓ t (1ms)", "    2) t", "test a::b ... ok", "test a::c ... FAILED", "ok 1 t", "not ok 2 u",
+	"<doctest binary=\"t\"><TestCase name=\"c\"><SubCase name=\"s\"><Expression success=\"true\"/></SubCase></TestCase></doctest>",
 }
 
 func randomLog(r *rand.Rand) string {
@@ -52,9 +66,24 @@ func randomLog(r *rand.Rand) string {
 }
 
 type diffCase struct {
-	Parser string `json:"parser"`
-	Rules  string `json:"rules"`
-	Log    string `json:"log"`
+	Parser string      `json:"parser"`
+	Rules  string      `json:"rules"`
+	Log    string      `json:"log"`
+	Target *diffTarget `json:"target,omitempty"`
+}
+
+type diffTarget struct {
+	InstanceID string `json:"instance_id"`
+	Version    string `json:"version"`
+}
+
+// dispatchTargets are instances and versions that take every branch of the
+// dispatching parsers.
+var dispatchTargets = map[string][]diffTarget{
+	"immutable_js": {{InstanceID: "immutable-js__immutable-js-2006"}, {InstanceID: "immutable-js__immutable-js-2005"}, {InstanceID: "immutable-js__immutable-js-1"}},
+	"jekyll":       {{InstanceID: "jekyll__jekyll-9141"}, {InstanceID: "jekyll__jekyll-8771"}, {InstanceID: "jekyll__jekyll-1"}, {InstanceID: "jekyll"}},
+	"next":         {{Version: "1.27"}, {Version: "1.26"}},
+	"lighthouse":   {{Version: "9.5"}, {Version: "10.0"}, {Version: "3"}, {Version: "2.9"}, {Version: " 1_0 "}, {Version: "x"}},
 }
 
 type diffResult struct {
@@ -68,7 +97,7 @@ type diffResult struct {
 func TestDifferentialPython(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 not found: differential test against the Python rules skipped")
+		cienv.Skip(t, "python3 not found: differential test against the Python rules skipped")
 	}
 	r := rand.New(rand.NewSource(4))
 	var logs []string
@@ -77,6 +106,9 @@ func TestDifferentialPython(t *testing.T) {
 	}
 	captures, err := filepath.Glob("testdata/captures/*.log")
 	require.NoError(t, err)
+	jsLogs, err := filepath.Glob("testdata/js/*.log")
+	require.NoError(t, err)
+	captures = append(captures, jsLogs...)
 	for _, path := range captures {
 		raw, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -84,9 +116,12 @@ func TestDifferentialPython(t *testing.T) {
 	}
 	var cases []diffCase
 	for _, name := range logparse.Names() {
-		for _, rules := range []logparse.Rules{logparse.V4, logparse.V5} {
+		for _, rules := range []harness.Rules{harness.V4, harness.V5} {
 			for _, log := range logs {
-				cases = append(cases, diffCase{name, string(rules), log})
+				cases = append(cases, diffCase{Parser: name, Rules: string(rules), Log: log})
+				for _, target := range dispatchTargets[name] {
+					cases = append(cases, diffCase{Parser: name, Rules: string(rules), Log: log, Target: &target})
+				}
 			}
 		}
 	}
@@ -103,8 +138,16 @@ func TestDifferentialPython(t *testing.T) {
 	require.Len(t, want, len(cases))
 
 	mismatches := 0
+	recorded := map[string]int{}
 	for i, c := range cases {
-		got, err := logparse.Parse(c.Parser, c.Log, logparse.Rules(c.Rules))
+		if len(want[i].Map) > 0 {
+			recorded[c.Parser]++
+		}
+		var target logparse.Target
+		if c.Target != nil {
+			target = logparse.Target{InstanceID: c.Target.InstanceID, Version: c.Target.Version}
+		}
+		got, err := logparse.ParseTarget(c.Parser, c.Log, harness.Rules(c.Rules), target)
 		if want[i].Error != "" {
 			if !errors.Is(err, logparse.ErrParserRaised) {
 				mismatches++
@@ -127,5 +170,8 @@ func TestDifferentialPython(t *testing.T) {
 			t.Fatal("too many mismatches")
 		}
 	}
-	t.Logf("%d cases compared with Python", len(cases))
+	for _, name := range logparse.Names() {
+		assert.Positive(t, recorded[name], "no generated log gives %s a test: the comparison says nothing about it", name)
+	}
+	t.Logf("%d cases compared with Python; tests recorded per parser: %v", len(cases), recorded)
 }

@@ -3,6 +3,7 @@ package logparse_test
 import (
 	"fmt"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -10,8 +11,8 @@ func Example() {
 	log := "PASSED tests/test_a.py::test_one\n" +
 		"FAILED tests/test_a.py::test_two - AssertionError: 1 - 2\n" +
 		"SKIPPED [1] tests/test_a.py:12: no network\n"
-	for _, rules := range []logparse.Rules{logparse.V4, logparse.V5} {
-		m, err := logparse.Parse(logparse.ForRepo("pytest-dev/pytest"), log, rules)
+	for _, rules := range []harness.Rules{harness.V4, harness.V5} {
+		m, err := logparse.Parse(harness.ParserForRepo("pytest-dev/pytest"), log, rules)
 		if err != nil {
 			panic(err)
 		}
@@ -20,14 +21,4 @@ func Example() {
 	// Output:
 	// v4 3 FAILED SKIPPED
 	// v5 2 FAILED
-}
-
-func ExampleForInstance() {
-	fmt.Println(logparse.ForRepo("sympy/sympy"))
-	fmt.Println(logparse.ForRepo("example/unknown"))
-	fmt.Println(logparse.ForInstance("immutable-js/immutable-js", "immutable-js__immutable-js-2005"))
-	// Output:
-	// sympy
-	// pytest
-	// jest_json
 }

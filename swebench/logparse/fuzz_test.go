@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -28,7 +29,7 @@ func FuzzParsers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, log string) {
 		for _, name := range []string{names[int(which)%len(names)]} {
-			for _, rules := range []logparse.Rules{logparse.V4, logparse.V5} {
+			for _, rules := range []harness.Rules{harness.V4, harness.V5} {
 				m, err := logparse.Parse(name, log, rules)
 				if err != nil {
 					if !errors.Is(err, logparse.ErrParserRaised) {

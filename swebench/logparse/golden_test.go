@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -47,7 +48,7 @@ func TestGoldenCaptures(t *testing.T) {
 			require.NotEmpty(t, parsers, "no parser family for %s", name)
 			got := map[string]any{}
 			for _, parser := range parsers {
-				for _, rules := range []logparse.Rules{logparse.V4, logparse.V5} {
+				for _, rules := range []harness.Rules{harness.V4, harness.V5} {
 					m, err := logparse.Parse(parser, string(raw), rules)
 					key := parser + "/" + string(rules)
 					if err != nil {
@@ -86,7 +87,7 @@ func TestCapturedFacts(t *testing.T) {
 		require.NoError(t, err)
 		return string(raw)
 	}
-	parse := func(parser, log string, rules logparse.Rules) logparse.StatusMap {
+	parse := func(parser, log string, rules harness.Rules) logparse.StatusMap {
 		m, err := logparse.Parse(parser, log, rules)
 		require.NoError(t, err)
 		return m
@@ -95,11 +96,11 @@ func TestCapturedFacts(t *testing.T) {
 		name    string
 		capture string
 		parser  string
-		rules   logparse.Rules
+		rules   harness.Rules
 		want    map[string]logparse.Status // name -> status; "" means absent
 	}
 	cases := []testCase{
-		{"pytest passes and failures", "pytest_ra", "pytest", logparse.V4, map[string]logparse.Status{
+		{"pytest passes and failures", "pytest_ra", "pytest", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_pass":                     logparse.PASSED,
 			"tests/test_stub.py::test_fail":                     logparse.FAILED,
 			"tests/test_stub.py::test_error":                    logparse.ERROR,
@@ -109,54 +110,54 @@ func TestCapturedFacts(t *testing.T) {
 			"tests/sub/test_deep.py::test_numbers[2]":           logparse.FAILED,
 			"tests/test_stub.py::test_mouse[MouseButton.RIGHT]": logparse.FAILED,
 		}},
-		{"pytest name cut at whitespace", "pytest_ra", "pytest", logparse.V4, map[string]logparse.Status{
+		{"pytest name cut at whitespace", "pytest_ra", "pytest", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_param[a":    logparse.PASSED,
 			"tests/test_stub.py::test_param[a b]": "",
 			"tests/test_stub.py::test_param[dash": logparse.PASSED,
 		}},
-		{"pytest v4 records skip summaries as [1]", "pytest_ra", "pytest", logparse.V4, map[string]logparse.Status{
+		{"pytest v4 records skip summaries as [1]", "pytest_ra", "pytest", harness.V4, map[string]logparse.Status{
 			"[1]": logparse.SKIPPED,
 		}},
-		{"pytest v5 drops skip summaries", "pytest_ra", "pytest", logparse.V5, map[string]logparse.Status{
+		{"pytest v5 drops skip summaries", "pytest_ra", "pytest", harness.V5, map[string]logparse.Status{
 			"[1]": "",
 		}},
-		{"pytest reads forged lines from captured output", "pytest_ra", "pytest", logparse.V4, map[string]logparse.Status{
+		{"pytest reads forged lines from captured output", "pytest_ra", "pytest", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_forged": logparse.PASSED,
 			"not":                             logparse.Status("ERROR:"),
 		}},
-		{"pytest_options keeps the last path segment", "pytest_ra", "pytest_options", logparse.V4, map[string]logparse.Status{
+		{"pytest_options keeps the last path segment", "pytest_ra", "pytest_options", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_param[/path]":          logparse.PASSED,
 			"tests/test_stub.py::test_param[//double/slash]": logparse.PASSED,
 			"tests/test_stub.py::test_param[/with*star]":     logparse.PASSED,
 		}},
-		{"matplotlib replaces MouseButton", "pytest_ra", "matplotlib", logparse.V4, map[string]logparse.Status{
+		{"matplotlib replaces MouseButton", "pytest_ra", "matplotlib", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_mouse[1]": logparse.PASSED,
 			"tests/test_stub.py::test_mouse[3]": logparse.FAILED,
 		}},
-		{"seaborn records only passed and failed", "pytest_noheader", "seaborn", logparse.V4, map[string]logparse.Status{
+		{"seaborn records only passed and failed", "pytest_noheader", "seaborn", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_pass":  logparse.PASSED,
 			"tests/test_stub.py::test_fail":  logparse.FAILED,
 			"tests/test_stub.py::test_xfail": "",
 			"tests/test_stub.py::test_error": "",
 		}},
-		{"pytest_v2 reads classic verbose lines", "pytest_classic", "pytest_v2", logparse.V4, map[string]logparse.Status{
+		{"pytest_v2 reads classic verbose lines", "pytest_classic", "pytest_v2", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_pass":              logparse.PASSED,
 			"tests/test_stub.py::test_error_in_teardown": logparse.ERROR,
 			"tests/test_stub.py::test_param[a":           logparse.PASSED,
 		}},
-		{"pytest_v2 v5 keys full names", "pytest_ra", "pytest_v2", logparse.V5, map[string]logparse.Status{
+		{"pytest_v2 v5 keys full names", "pytest_ra", "pytest_v2", harness.V5, map[string]logparse.Status{
 			"tests/test_stub.py::test_param[a b]":      logparse.PASSED,
 			"tests/test_stub.py::test_param[dash - y]": logparse.PASSED,
 			"tests/test_stub.py::test_fail":            logparse.FAILED,
 		}},
-		{"pytest_v2 strips colours", "pytest_color", "pytest_v2", logparse.V4, map[string]logparse.Status{
+		{"pytest_v2 strips colours", "pytest_color", "pytest_v2", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_pass": logparse.PASSED,
 			"tests/test_stub.py::test_fail": logparse.FAILED,
 		}},
-		{"pytest does not strip colours", "pytest_color", "pytest", logparse.V4, map[string]logparse.Status{
+		{"pytest does not strip colours", "pytest_color", "pytest", harness.V4, map[string]logparse.Status{
 			"tests/test_stub.py::test_pass": "",
 		}},
-		{"django verbose unittest", "unittest_verbose", "django", logparse.V4, map[string]logparse.Status{
+		{"django verbose unittest", "unittest_verbose", "django", harness.V4, map[string]logparse.Status{
 			"test_ok (app.tests.ModelTests.test_ok)":       logparse.PASSED,
 			"test_fail (app.tests.ModelTests.test_fail)":   logparse.FAILED,
 			"test_error (app.tests.ModelTests.test_error)": logparse.ERROR,
@@ -171,7 +172,7 @@ func TestCapturedFacts(t *testing.T) {
 			"test_no_migrations (app.tests.MigrationTests.test_no_migrations)":       logparse.PASSED,
 			"test_expected_failure (app.tests.ModelTests.test_expected_failure)":     "",
 		}},
-		{"sympy bin/test", "sympy_verbose", "sympy", logparse.V4, map[string]logparse.Status{
+		{"sympy bin/test", "sympy_verbose", "sympy", harness.V4, map[string]logparse.Status{
 			"test_structure": logparse.PASSED,
 			"test_equality":  logparse.FAILED,
 			"test_immutable": logparse.ERROR,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Parsers of JavaScript test runners: javascript.py of the official
@@ -24,10 +26,16 @@ func indentOf(line string) int {
 var jestResult = regexp.MustCompile(`^` + reSpace + `*(✓|✕|○)` + reSpace + `(.+?)(?:` + reSpace + `\((` + reDigit + `+` + reSpace + `*m?s)\))?$`)
 
 // parseJest is parse_log_jest, for jest --verbose: ✓ passed, ✕ failed,
-// ○ skipped, the duration dropped.
-func parseJest(log string, _ Rules) (StatusMap, error) {
+// ○ skipped, the duration dropped. 5.0.2 strips the name; 4.1.0 keeps the
+// whitespace between a name and its duration ("✓ name  (3 ms)" is
+// "name ").
+func parseJest(log string, rules harness.Rules) (StatusMap, error) {
 	return matchLines(log, jestResult, func(g []string) (string, Status) {
-		return strip(g[2]), map[string]Status{"✓": PASSED, "✕": FAILED, "○": SKIPPED}[g[1]]
+		name := g[2]
+		if rules != harness.V4 {
+			name = strip(name)
+		}
+		return name, map[string]Status{"✓": PASSED, "✕": FAILED, "○": SKIPPED}[g[1]]
 	}), nil
 }
 
@@ -35,7 +43,7 @@ var jestJSONResult = regexp.MustCompile(`^\[(PASSED|FAILED)\]` + reSpace + `(.+)
 
 // parseJestJSON is parse_log_jest_json, for jest --json piped through the
 // official jq transform ("[PASSED] name").
-func parseJestJSON(log string, _ Rules) (StatusMap, error) {
+func parseJestJSON(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, jestJSONResult, func(g []string) (string, Status) {
 		return g[2], Status(g[1])
 	}), nil
@@ -45,7 +53,7 @@ var vitestResult = regexp.MustCompile(`^` + reSpace + `*(✓|×|↓)` + reSpace 
 
 // parseVitest is parse_log_vitest, for --reporter=verbose: ✓ passed,
 // × failed, ↓ skipped.
-func parseVitest(log string, _ Rules) (StatusMap, error) {
+func parseVitest(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, vitestResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"✓": PASSED, "×": FAILED, "↓": SKIPPED}[g[1]]
 	}), nil
@@ -57,7 +65,7 @@ var karmaLine = regexp.MustCompile(`^(` + reSpace + `*)?([✔✖])?` + reSpace +
 // without a mark open describe blocks and ✔/✖ lines are tests named
 // "suite > ... > test"; "SUMMARY:" ends the list. A dedent with no open
 // block raises IndexError in the official code.
-func parseKarma(log string, _ Rules) (StatusMap, error) {
+func parseKarma(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	indent := -1
 	var suite []string
@@ -86,7 +94,7 @@ func parseKarma(log string, _ Rules) (StatusMap, error) {
 			} else if n < indent {
 				indent = n
 				if len(suite) == 0 {
-					return nil, raised("karma", i, line)
+					return nil, raised(harness.ParserKarma, i, line)
 				}
 				suite = suite[:len(suite)-1]
 				continue
@@ -105,7 +113,7 @@ func parseKarma(log string, _ Rules) (StatusMap, error) {
 var tapResult = regexp.MustCompile(`^(ok|not ok) (` + reDigit + `+) (.+)$`)
 
 // parseTap is parse_log_tap: "ok 1 name" and "not ok 2 name".
-func parseTap(log string, _ Rules) (StatusMap, error) {
+func parseTap(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, tapResult, func(g []string) (string, Status) {
 		return g[3], map[string]Status{"ok": PASSED, "not ok": FAILED}[g[1]]
 	}), nil
@@ -115,7 +123,7 @@ var markedFailure = regexp.MustCompile(`^` + reDigit + `+\)` + reSpace + `(.*)`)
 
 // parseMarked is parse_log_marked: only failures ("1) name") are listed;
 // marked is graded fail-only.
-func parseMarked(log string, _ Rules) (StatusMap, error) {
+func parseMarked(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
 		if g := markedFailure.FindStringSubmatch(line); g != nil {
@@ -129,7 +137,7 @@ var chartJSFailure = regexp.MustCompile(`(?m)Chrome` + reSpace + `[\p{Nd}.]+` + 
 
 // parseChartJS is parse_log_chart_js: Karma's "Chrome 1.2 (Linux) name
 // FAILED" lines; Chart.js is graded fail-only.
-func parseChartJS(log string, _ Rules) (StatusMap, error) {
+func parseChartJS(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, g := range chartJSFailure.FindAllStringSubmatch(ansiEscape.ReplaceAllString(log, ""), -1) {
 		m[g[1]] = FAILED
@@ -164,7 +172,7 @@ var reactPDFPatterns = func() []struct {
 
 // parseReactPDF is parse_log_react_pdf: "PASS name (12ms)" and "FAIL name";
 // the first of the official patterns that matches names the test.
-func parseReactPDF(log string, _ Rules) (StatusMap, error) {
+func parseReactPDF(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
 		for _, p := range reactPDFPatterns {
@@ -200,7 +208,7 @@ type calypsoSuite struct {
 // are tracked by indentation and a test is "suite - ... - test". A mark
 // line the official pattern does not match raises in the official code
 // (re.match(...).group on None).
-func parseCalypso(log string, _ Rules) (StatusMap, error) {
+func parseCalypso(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	var suite []calypsoSuite
 	runs := strings.Split(log, " ./node_modules/.bin/jest ")
@@ -223,7 +231,7 @@ func parseCalypso(log string, _ Rules) (StatusMap, error) {
 				}
 				g := pattern.FindStringSubmatch(line)
 				if g == nil {
-					return nil, raised("calypso", i, line)
+					return nil, raised(harness.ParserCalypso, i, line)
 				}
 				names := make([]string, len(suite))
 				for j, s := range suite {
@@ -248,7 +256,7 @@ func parseCalypso(log string, _ Rules) (StatusMap, error) {
 
 // parseP5js is parse_log_p5js: mocha failure headers ("1) suite\n  test:")
 // after JSON and XML blocks are cut out; p5.js is graded fail-only.
-func parseP5js(log string, _ Rules) (StatusMap, error) {
+func parseP5js(log string, _ harness.Rules) (StatusMap, error) {
 	log = ansiEscape.ReplaceAllString(log, "")
 	log = removeJSONBlocks(log)
 	log = removeXMLBlocks(log)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Parsers of C/C++, PHP and Ruby: c.py, php.py and ruby.py of the official
@@ -21,7 +23,7 @@ var (
 
 // parseRedis is parse_log_redis (redis, valkey): "[ok]: name (12 ms)"
 // lines. A failed test's name loses a trailing " in tests/file.tcl".
-func parseRedis(log string, _ Rules) (StatusMap, error) {
+func parseRedis(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, redisResult, func(g []string) (string, Status) {
 		switch g[1] {
 		case "ok":
@@ -36,7 +38,7 @@ func parseRedis(log string, _ Rules) (StatusMap, error) {
 var jqResult = regexp.MustCompile(`^` + reSpace + `*(PASS|FAIL):` + reSpace + `(.+)$`)
 
 // parseJq is parse_log_jq: "PASS: tests/jqtest" lines.
-func parseJq(log string, _ Rules) (StatusMap, error) {
+func parseJq(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, jqResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"PASS": PASSED, "FAIL": FAILED}[g[1]]
 	}), nil
@@ -45,7 +47,7 @@ func parseJq(log string, _ Rules) (StatusMap, error) {
 var micropythonResult = regexp.MustCompile(`^(pass|FAIL|skip)` + reSpace + `+(.+)$`)
 
 // parseMicropython is parse_log_micropython_test: "pass basics/int.py".
-func parseMicropython(log string, _ Rules) (StatusMap, error) {
+func parseMicropython(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, micropythonResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"pass": PASSED, "FAIL": FAILED, "skip": SKIPPED}[g[1]]
 	}), nil
@@ -55,7 +57,7 @@ var googletestResult = regexp.MustCompile(`^.*\[` + reSpace + `*(OK|FAILED)` + r
 
 // parseGoogletest is parse_log_googletest: "[       OK ] Suite.Test (0 ms)";
 // the summary's "[  FAILED  ] Suite.Test (…)" lines match too.
-func parseGoogletest(log string, _ Rules) (StatusMap, error) {
+func parseGoogletest(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, googletestResult, func(g []string) (string, Status) {
 		return g[2], map[string]Status{"OK": PASSED, "FAILED": FAILED}[g[1]]
 	}), nil
@@ -67,7 +69,7 @@ func parseGoogletest(log string, _ Rules) (StatusMap, error) {
 // "TestCase > SubCase" that passed when all its Expressions succeeded. The
 // official parser raises when that text is not well-formed XML, and also,
 // by a quirk of its end index, when "<doctest" has no "</doctest>" after it.
-func parseDoctest(log string, _ Rules) (StatusMap, error) {
+func parseDoctest(log string, _ harness.Rules) (StatusMap, error) {
 	start := strings.Index(log, "<doctest")
 	if start < 0 {
 		return StatusMap{}, nil
@@ -180,7 +182,7 @@ var (
 // "Suite name (Namespace\Class)" opens a suite and "✔ name" lines under it
 // are tests named "Suite name > name" ("None > name" before any suite).
 // Lines are not stripped.
-func parsePhpunit(log string, _ Rules) (StatusMap, error) {
+func parsePhpunit(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	suite := "None"
 	for _, line := range lines(log) {
@@ -199,7 +201,7 @@ var minitestResult = regexp.MustCompile(`^(.+)\. .*=.*(\.|F|E).*$`)
 
 // parseMinitest is parse_log_minitest: "TestX#test_y = 0.00 s = ." lines
 // (the outcome is the last ".", "F" or "E" after an "=").
-func parseMinitest(log string, _ Rules) (StatusMap, error) {
+func parseMinitest(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, minitestResult, func(g []string) (string, Status) {
 		return g[1], map[string]Status{".": PASSED, "F": FAILED, "E": FAILED}[g[2]]
 	}), nil
@@ -208,7 +210,7 @@ func parseMinitest(log string, _ Rules) (StatusMap, error) {
 var cucumberResult = regexp.MustCompile(`^(.*) \.+(\.|F)`)
 
 // parseCucumber is parse_log_cucumber, for --format progress.
-func parseCucumber(log string, _ Rules) (StatusMap, error) {
+func parseCucumber(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, cucumberResult, func(g []string) (string, Status) {
 		return g[1], map[string]Status{".": PASSED, "F": FAILED}[g[2]]
 	}), nil
@@ -216,7 +218,7 @@ func parseCucumber(log string, _ Rules) (StatusMap, error) {
 
 // parseRubyUnit is parse_log_ruby_unit (test-unit): "test: name: ." and
 // "name: F" lines; "O" (omitted) is SKIPPED.
-func parseRubyUnit(log string, _ Rules) (StatusMap, error) {
+func parseRubyUnit(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
 		if name, status, ok := matchRubyUnit(strip(line)); ok {
@@ -258,25 +260,8 @@ var rspecResult = regexp.MustCompile(`^(.+) - (passed|failed)`)
 
 // parseRspecTransformedJSON is parse_log_rspec_transformed_json: rspec's
 // JSON report turned into "description - passed" lines.
-func parseRspecTransformedJSON(log string, _ Rules) (StatusMap, error) {
+func parseRspecTransformedJSON(log string, _ harness.Rules) (StatusMap, error) {
 	return matchLines(log, rspecResult, func(g []string) (string, Status) {
 		return g[1], map[string]Status{"passed": PASSED, "failed": FAILED}[g[2]]
 	}), nil
-}
-
-// jekyllParser is parse_log_jekyll's choice by pull request number (the
-// second "-"-separated field of the instance id); the official parser
-// raises for any other jekyll instance, and this returns "".
-func jekyllParser(instanceID string) string {
-	parts := strings.Split(instanceID, "-")
-	if len(parts) < 2 {
-		return ""
-	}
-	switch parts[1] {
-	case "9141", "8047", "8167":
-		return "minitest"
-	case "8761", "8771":
-		return "cucumber"
-	}
-	return ""
 }

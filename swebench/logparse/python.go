@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // The Python parsers of swebench/harness/log_parsers/python.py, rule for
@@ -63,10 +65,10 @@ func pytestLine(line string, skipCounts bool) (name string, status Status, ok bo
 
 // parsePytest is parse_log_pytest: for every line starting with a status
 // word, map[tok[1]] = tok[0].
-func parsePytest(log string, rules Rules) (StatusMap, error) {
+func parsePytest(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
-		if name, status, ok := pytestLine(line, rules == V5); ok {
+		if name, status, ok := pytestLine(line, rules == harness.V5); ok {
 			m[name] = status
 		}
 	}
@@ -75,10 +77,10 @@ func parsePytest(log string, rules Rules) (StatusMap, error) {
 
 // parsePytestOptions is parse_log_pytest_options: pytest names whose
 // parameter is an absolute path keep only "/" + its last segment.
-func parsePytestOptions(log string, rules Rules) (StatusMap, error) {
+func parsePytestOptions(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
-		if name, status, ok := pytestLine(line, rules == V5); ok {
+		if name, status, ok := pytestLine(line, rules == harness.V5); ok {
 			m[optionName(name)] = status
 		}
 	}
@@ -103,12 +105,12 @@ func optionName(name string) string {
 
 // parseMatplotlib is parse_log_matplotlib: pytest after replacing
 // MouseButton.LEFT by 1 and MouseButton.RIGHT by 3.
-func parseMatplotlib(log string, rules Rules) (StatusMap, error) {
+func parseMatplotlib(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
 		line = strings.ReplaceAll(line, "MouseButton.LEFT", "1")
 		line = strings.ReplaceAll(line, "MouseButton.RIGHT", "3")
-		if name, status, ok := pytestLine(line, rules == V5); ok {
+		if name, status, ok := pytestLine(line, rules == harness.V5); ok {
 			m[name] = status
 		}
 	}
@@ -137,7 +139,7 @@ var (
 // cuts FAILED lines at their first " - ", drops skip summaries and keys the
 // whole rest of the line joined by single spaces, " ".join(tok[1:]) and
 // " ".join(tok[:-1]); an XFAIL or ERROR line therefore keys "id - reason".
-func parsePytestV2(log string, rules Rules) (StatusMap, error) {
+func parsePytestV2(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, line := range lines(log) {
 		line = ansiColour.ReplaceAllString(line, "")
@@ -145,7 +147,7 @@ func parsePytestV2(log string, rules Rules) (StatusMap, error) {
 		switch {
 		case startsWithStatus(line):
 			if strings.HasPrefix(line, string(FAILED)) {
-				if rules == V5 {
+				if rules == harness.V5 {
 					line = before(line, " - ")
 				} else {
 					line = strings.ReplaceAll(line, " - ", " ")
@@ -155,7 +157,7 @@ func parsePytestV2(log string, rules Rules) (StatusMap, error) {
 			if len(tok) < 2 {
 				continue
 			}
-			if rules == V5 {
+			if rules == harness.V5 {
 				if isSkipSummary(tok) {
 					continue
 				}
@@ -168,7 +170,7 @@ func parsePytestV2(log string, rules Rules) (StatusMap, error) {
 			if len(tok) < 2 {
 				continue
 			}
-			if rules == V5 {
+			if rules == harness.V5 {
 				m[strings.Join(tok[:len(tok)-1], " ")] = Status(tok[len(tok)-1])
 			} else {
 				m[tok[0]] = Status(tok[1])
@@ -180,7 +182,7 @@ func parsePytestV2(log string, rules Rules) (StatusMap, error) {
 
 // parseSeaborn is parse_log_seaborn. It records only PASSED and FAILED. On a
 // status line with a single token v4 raises IndexError (#611); v5 skips it.
-func parseSeaborn(log string, rules Rules) (StatusMap, error) {
+func parseSeaborn(log string, rules harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for i, line := range lines(log) {
 		parts := fields(line)
@@ -203,10 +205,10 @@ func parseSeaborn(log string, rules Rules) (StatusMap, error) {
 			continue
 		}
 		if name == "" {
-			if rules == V5 {
+			if rules == harness.V5 {
 				continue
 			}
-			return nil, raised("seaborn", i, line)
+			return nil, raised(harness.ParserSeaborn, i, line)
 		}
 		m[name] = status
 	}
@@ -234,7 +236,7 @@ func raised(parser string, index int, line string) error {
 var sympyFailure = regexp.MustCompile(`(_*) (.*)\.py:(.*) (_*)`)
 
 // parseSympy is parse_log_sympy, for bin/test output.
-func parseSympy(log string, _ Rules) (StatusMap, error) {
+func parseSympy(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	for _, g := range sympyFailure.FindAllStringSubmatch(log, -1) {
 		m[g[2]+".py:"+g[3]] = FAILED
@@ -275,7 +277,7 @@ var djangoPassSuffixes = []string{" ... ok", " ... OK", " ...  OK"}
 // parseDjango is parse_log_django, for runtests.py --verbosity 2 output
 // ("test_x (module.Class) ... ok"). A "FAIL:"/"ERROR:" line with a single
 // token raises IndexError in the official code.
-func parseDjango(log string, _ Rules) (StatusMap, error) {
+func parseDjango(log string, _ harness.Rules) (StatusMap, error) {
 	m := StatusMap{}
 	prevTest, havePrev := "", false
 	for i, line := range lines(log) {
@@ -319,7 +321,7 @@ func parseDjango(log string, _ Rules) (StatusMap, error) {
 			}
 			tok := fields(line)
 			if len(tok) < 2 {
-				return nil, raised("django", i, line)
+				return nil, raised(harness.ParserDjango, i, line)
 			}
 			m[tok[1]] = status
 		}

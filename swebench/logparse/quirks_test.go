@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
 )
 
@@ -18,7 +19,7 @@ func TestQuirks(t *testing.T) {
 	type testCase struct {
 		name    string
 		parser  string
-		rules   logparse.Rules // "" runs both and expects the same result
+		rules   harness.Rules // "" runs both and expects the same result
 		log     string
 		want    sm
 		wantErr bool
@@ -34,10 +35,10 @@ func TestQuirks(t *testing.T) {
 		{name: "pytest wrapped progress line keeps [100%]", parser: "pytest",
 			log:  "PASSED\nPASSED                                     [100%]\n",
 			want: sm{"[100%]": logparse.PASSED}},
-		{name: "pytest v4 skip summary is a test named [1]", parser: "pytest", rules: logparse.V4,
+		{name: "pytest v4 skip summary is a test named [1]", parser: "pytest", rules: harness.V4,
 			log:  "SKIPPED [1] t.py:3: no\nSKIPPED [12] t.py:9: no\n",
 			want: sm{"[1]": logparse.SKIPPED, "[12]": logparse.SKIPPED}},
-		{name: "pytest v5 drops skip summaries only", parser: "pytest", rules: logparse.V5,
+		{name: "pytest v5 drops skip summaries only", parser: "pytest", rules: harness.V5,
 			log:  "SKIPPED [1] t.py:3: no\nSKIPPED t.py::test_s\nPASSED [2]\n",
 			want: sm{"t.py::test_s": logparse.SKIPPED, "[2]": logparse.PASSED}},
 		{name: "pytest keeps the raw status token", parser: "pytest",
@@ -65,10 +66,10 @@ func TestQuirks(t *testing.T) {
 		{name: "options drop text after the last bracket", parser: "pytest_options",
 			log:  "PASSED t.py::test_u[a]b\nPASSED t.py::test_v[x][/p/q]\nPASSED t.py::test_w[\n",
 			want: sm{"t.py::test_u[a]": logparse.PASSED, "t.py::test_v[x][/p/q]": logparse.PASSED, "t.py::test_w[": logparse.PASSED}},
-		{name: "options v4 keeps skip summaries", parser: "pytest_options", rules: logparse.V4,
+		{name: "options v4 keeps skip summaries", parser: "pytest_options", rules: harness.V4,
 			log:  "SKIPPED [3] t.py:1: x\n",
 			want: sm{"[3]": logparse.SKIPPED}},
-		{name: "options v5 drops skip summaries", parser: "pytest_options", rules: logparse.V5,
+		{name: "options v5 drops skip summaries", parser: "pytest_options", rules: harness.V5,
 			log:  "SKIPPED [3] t.py:1: x\n",
 			want: sm{}},
 		// pytest_v2
@@ -78,16 +79,16 @@ func TestQuirks(t *testing.T) {
 		{name: "v2 tab glues status to name", parser: "pytest_v2",
 			log:  "PASSED\tt.py::a\nFAILED t.py::b\r\n",
 			want: sm{"t.py::b": logparse.FAILED}},
-		{name: "v2 v4 end branch maps first token to second", parser: "pytest_v2", rules: logparse.V4,
+		{name: "v2 v4 end branch maps first token to second", parser: "pytest_v2", rules: harness.V4,
 			log:  "t.py::test_a PASSED\nt.py::test_p[a b] FAILED\nsome words that end in ERROR\n",
 			want: sm{"t.py::test_a": logparse.PASSED, "t.py::test_p[a": "b]", "some": "words"}},
-		{name: "v2 v5 end branch keys the full name", parser: "pytest_v2", rules: logparse.V5,
+		{name: "v2 v5 end branch keys the full name", parser: "pytest_v2", rules: harness.V5,
 			log:  "t.py::test_a PASSED\nt.py::test_p[a  b] FAILED\n",
 			want: sm{"t.py::test_a": logparse.PASSED, "t.py::test_p[a b]": logparse.FAILED}},
-		{name: "v2 v4 start branch truncates at whitespace", parser: "pytest_v2", rules: logparse.V4,
+		{name: "v2 v4 start branch truncates at whitespace", parser: "pytest_v2", rules: harness.V4,
 			log:  "PASSED t.py::test_p[a b]\nFAILED t.py::test_q[c - d] - boom\nXFAIL t.py::test_x - reason\n",
 			want: sm{"t.py::test_p[a": logparse.PASSED, "t.py::test_q[c": logparse.FAILED, "t.py::test_x": logparse.XFAIL}},
-		{name: "v2 v5 cuts failed lines at the first dash and keeps reasons elsewhere", parser: "pytest_v2", rules: logparse.V5,
+		{name: "v2 v5 cuts failed lines at the first dash and keeps reasons elsewhere", parser: "pytest_v2", rules: harness.V5,
 			log:  "PASSED t.py::test_p[a b]\nFAILED t.py::test_q[c - d] - boom\nXFAIL t.py::test_x - reason\nSKIPPED [1] t.py:1: no\n",
 			want: sm{"t.py::test_p[a b]": logparse.PASSED, "t.py::test_q[c": logparse.FAILED, "t.py::test_x - reason": logparse.XFAIL}},
 		{name: "v2 bare status lines", parser: "pytest_v2",
@@ -97,21 +98,21 @@ func TestQuirks(t *testing.T) {
 		{name: "matplotlib replaces mouse buttons", parser: "matplotlib",
 			log:  "PASSED t.py::test_m[MouseButton.LEFT-MouseButton.RIGHT]\nFAILED t.py::test_n[MouseButton.RIGHT] - x - y\n",
 			want: sm{"t.py::test_m[1-3]": logparse.PASSED, "t.py::test_n[3]": logparse.FAILED}},
-		{name: "matplotlib v4 keeps skip summaries", parser: "matplotlib", rules: logparse.V4,
+		{name: "matplotlib v4 keeps skip summaries", parser: "matplotlib", rules: harness.V4,
 			log:  "SKIPPED [10] lib/matplotlib/testing/compare.py:285: no svg\n",
 			want: sm{"[10]": logparse.SKIPPED}},
-		{name: "matplotlib v5 drops skip summaries", parser: "matplotlib", rules: logparse.V5,
+		{name: "matplotlib v5 drops skip summaries", parser: "matplotlib", rules: harness.V5,
 			log:  "SKIPPED [10] lib/matplotlib/testing/compare.py:285: no svg\n",
 			want: sm{}},
 		// seaborn
 		{name: "seaborn records passed and failed only", parser: "seaborn",
 			log:  "PASSED t.py::a\nFAILED t.py::b - x\nXFAIL t.py::c - r\nERROR t.py::d\nt.py::e PASSED [ 10%]\nt.py::f g PASSED h\n",
 			want: sm{"t.py::a": logparse.PASSED, "t.py::b": logparse.FAILED, "t.py::e": logparse.PASSED}},
-		{name: "seaborn v4 raises on a bare failed line", parser: "seaborn", rules: logparse.V4,
+		{name: "seaborn v4 raises on a bare failed line", parser: "seaborn", rules: harness.V4,
 			log: "PASSED t.py::a\nFAILED\n", wantErr: true},
-		{name: "seaborn v4 raises on a lone PASSED token", parser: "seaborn", rules: logparse.V4,
+		{name: "seaborn v4 raises on a lone PASSED token", parser: "seaborn", rules: harness.V4,
 			log: " PASSED \n", wantErr: true},
-		{name: "seaborn v5 skips bare status lines", parser: "seaborn", rules: logparse.V5,
+		{name: "seaborn v5 skips bare status lines", parser: "seaborn", rules: harness.V5,
 			log:  "PASSED t.py::a\nFAILED\n PASSED \nPASSED\n",
 			want: sm{"t.py::a": logparse.PASSED}},
 		// sympy
@@ -181,12 +182,21 @@ func TestQuirks(t *testing.T) {
 		{name: "chart.js failures", parser: "chart_js",
 			log:  "\x1b[31mChrome 120.0.0 (Linux x86_64) Chart.helpers works FAILED\x1b[39m\n",
 			want: sm{"Chart.helpers works ": logparse.FAILED}},
-		{name: "maven pairs commands with build results", parser: "maven",
+		{name: "maven v5 pairs commands with build results in order", parser: "maven", rules: harness.V5,
 			log:  "+ mvn test -Dtest=FooTest#a\n+ mvn test -Dtest=FooTest#b\n[INFO] BUILD SUCCESS\n[INFO] BUILD FAILURE\n",
 			want: sm{"FooTest#a": logparse.PASSED, "FooTest#b": logparse.FAILED}},
-		{name: "gradle name and status split by output", parser: "gradle_custom",
+		{name: "maven v4 gives each result to the latest command", parser: "maven", rules: harness.V4,
+			log:  "+ mvn test -Dtest=FooTest#a\n+ mvn test -Dtest=FooTest#b\n[INFO] BUILD SUCCESS\n[INFO] BUILD FAILURE\n",
+			want: sm{"FooTest#b": logparse.FAILED}},
+		{name: "maven v5 keeps early results for later commands", parser: "maven", rules: harness.V5,
+			log:  "[INFO] BUILD FAILURE\n+ mvn test -Dtest=FooTest#a\n+ mvn test -Dtest=FooTest#b\n",
+			want: sm{"FooTest#a": logparse.FAILED}},
+		{name: "gradle v5 name and status split by output", parser: "gradle_custom", rules: harness.V5,
 			log:  "a.B > m1 PASSED\na.B > m2\nWARNING: x\nFAILED\n",
 			want: sm{"a.B > m1": logparse.PASSED, "a.B > m2": logparse.FAILED}},
+		{name: "gradle v4 reads only name and status on one line", parser: "gradle_custom", rules: harness.V4,
+			log:  "a.B > m1 PASSED\na.B > m2\nWARNING: x\nFAILED\n",
+			want: sm{"a.B > m1": logparse.PASSED}},
 		{name: "calypso suites", parser: "calypso",
 			log:  "x ./node_modules/.bin/jest a\n  Suite\n    ✓ does a (3ms)\n    ✕ does b\nTest Suites: 1\n",
 			want: sm{"Suite - does a": logparse.PASSED, "Suite - does b": logparse.FAILED}},
@@ -239,9 +249,9 @@ func TestQuirks(t *testing.T) {
 			want: sm{"Foo - does x": logparse.PASSED, "Foo bar": logparse.FAILED}},
 	}
 	for _, tc := range cases {
-		rules := []logparse.Rules{tc.rules}
+		rules := []harness.Rules{tc.rules}
 		if tc.rules == "" {
-			rules = []logparse.Rules{logparse.V4, logparse.V5}
+			rules = []harness.Rules{harness.V4, harness.V5}
 		}
 		for _, r := range rules {
 			t.Run(tc.name+"/"+string(r), func(t *testing.T) {
@@ -274,7 +284,7 @@ func TestLookup(t *testing.T) {
 			p, ok := logparse.Lookup(tc.lookup)
 			require.Equal(t, tc.ok, ok)
 			if !ok {
-				_, err := logparse.Parse(tc.lookup, "", logparse.V5)
+				_, err := logparse.Parse(tc.lookup, "", harness.V5)
 				var unknown *logparse.UnknownParserError
 				assert.ErrorAs(t, err, &unknown)
 				return
@@ -282,9 +292,9 @@ func TestLookup(t *testing.T) {
 			// Same behaviour as the canonical parser on a log that tells
 			// the parsers apart.
 			log := "\x1b[32mPASSED\x1b[0m t.py::a[/x/y z]\nt.py::b PASSED\n"
-			want, err := logparse.Parse(tc.same, log, logparse.V5)
+			want, err := logparse.Parse(tc.same, log, harness.V5)
 			require.NoError(t, err)
-			got, err := p(log, logparse.V5)
+			got, err := p(log, harness.V5)
 			require.NoError(t, err)
 			assert.Equal(t, want, got)
 		})
@@ -310,7 +320,7 @@ func TestForRepo(t *testing.T) {
 		{"someone/unknown", "", "pytest"},
 		{"immutable-js/immutable-js", "immutable-js__immutable-js-2006", "jest"},
 		{"immutable-js/immutable-js", "immutable-js__immutable-js-2005", "jest_json"},
-		{"immutable-js/immutable-js", "immutable-js__immutable-js-1", ""},
+		{"immutable-js/immutable-js", "immutable-js__immutable-js-1", "immutable_js"},
 		{"redis/redis", "", "redis"},
 		{"valkey-io/valkey", "", "redis"},
 		{"nlohmann/json", "", "doctest"},
@@ -320,11 +330,11 @@ func TestForRepo(t *testing.T) {
 		{"rubocop/rubocop", "", "rspec_transformed_json"},
 		{"jekyll/jekyll", "jekyll__jekyll-9141", "minitest"},
 		{"jekyll/jekyll", "jekyll__jekyll-8771", "cucumber"},
-		{"jekyll/jekyll", "jekyll__jekyll-1", ""},
-		{"jekyll/jekyll", "jekyll", ""},
+		{"jekyll/jekyll", "jekyll__jekyll-1", "jekyll"},
+		{"jekyll/jekyll", "jekyll", "jekyll"},
 	} {
 		t.Run(tc.repo+tc.instance, func(t *testing.T) {
-			got := logparse.ForInstance(tc.repo, tc.instance)
+			got := harness.ParserForInstance(tc.repo, tc.instance)
 			assert.Equal(t, tc.want, got)
 			if got != "" {
 				_, ok := logparse.Lookup(got)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/cienv"
 )
 
 // benchRepo generates a deterministic repository of files×~2 KiB text
@@ -98,7 +100,7 @@ type checkoutMethod struct {
 //	go test -run '^$' -bench BenchmarkCheckout -benchtime 15x ./swebench/repo/
 func BenchmarkCheckout(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git CLI not found")
+		cienv.Skip(b, "git CLI not found")
 	}
 	sources, gitDir, commit := benchRepo(b, 5000)
 	methods := checkoutMethods(b, sources, gitDir, commit)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/cienv"
 )
 
 // testImage is the image the container tests run: SWEBOX_TEST_IMAGE, else
@@ -21,10 +23,10 @@ func testImage(t *testing.T) string {
 		img = "swebox/python:bookworm"
 	}
 	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("docker CLI not found: skipping the in-container git test")
+		cienv.Skip(t, "docker CLI not found: skipping the in-container git test")
 	}
 	if out, err := exec.Command("docker", "image", "inspect", "--format", "{{.Id}}", img).CombinedOutput(); err != nil {
-		t.Skipf("image %s not available (%v: %s): skipping the in-container git test", img, err, bytes.TrimSpace(out))
+		cienv.Skip(t, "image %s not available (%v: %s): skipping the in-container git test", img, err, bytes.TrimSpace(out))
 	}
 	return img
 }
@@ -71,7 +73,7 @@ echo all-git-steps-passed`
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.owner != nil && os.Geteuid() != 0 {
-				t.Skip("chown needs root")
+				cienv.Skip(t, "chown needs root")
 			}
 			dst := filepath.Join(t.TempDir(), "ws")
 			res, err := localCache(t, l.sources).Checkout(context.Background(), CheckoutRequest{

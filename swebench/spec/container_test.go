@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func testImage() string {
@@ -30,11 +32,11 @@ func needDocker(t *testing.T) string {
 		t.Skip("skipping container test in -short mode")
 	}
 	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("docker CLI not installed")
+		cienv.Skip(t, "docker CLI not installed")
 	}
 	img := testImage()
 	if out, err := exec.Command("docker", "image", "inspect", "--format", "{{.Id}}", img).CombinedOutput(); err != nil {
-		t.Skipf("no docker engine or no image %s: %s", img, bytes.TrimSpace(out))
+		cienv.Skip(t, "no docker engine or no image %s: %s", img, bytes.TrimSpace(out))
 	}
 	return img
 }
@@ -91,7 +93,7 @@ func TestEvalScriptInContainer(t *testing.T) {
 			baseCommit := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD"))
 
 			s, err := For(dataset.Instance{InstanceID: "calc__calc-1", Repo: "calc/calc", Version: "1.0", BaseCommit: baseCommit, TestPatch: suiteTestPatch},
-				WithMode(ModeWorkspace), WithDefaultImage(img))
+				WithMode(harness.ModeWorkspace), WithDefaultImage(img))
 			require.NoError(t, err)
 			require.Equal(t, []string{"tests/test_calc.py"}, s.TestFiles)
 			script := s.EvalScript(ScriptOptions{})
@@ -99,7 +101,7 @@ func TestEvalScriptInContainer(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(root, "patch.diff"), []byte(tc.patch), 0o644))
 			run(t, root, "chmod", "-R", "a+rwX", root)
 
-			attempts, err := PatchCommands(RulesV4, "/patch/patch.diff")
+			attempts, err := PatchCommands(harness.V4, "/patch/patch.diff")
 			require.NoError(t, err)
 			var steps []string
 			if tc.patch != "" {

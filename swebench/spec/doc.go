@@ -24,12 +24,12 @@
 //	if err != nil {
 //		return err
 //	}
-//	s, err := spec.For(inst, spec.WithMode(spec.ModeWorkspace), spec.WithImages(images))
+//	s, err := spec.For(inst, spec.WithMode(harness.ModeWorkspace), spec.WithImages(images))
 //	if err != nil {
 //		return err
 //	}
 //	script := s.EvalScript(spec.ScriptOptions{})
-//	attempts, _ := spec.PatchCommands(spec.RulesV5, spec.ContainerPatchPath)
-//	// run attempts in s.Image at spec.RepoDir, then script; parse the log
+//	attempts, _ := spec.PatchCommands(harness.V5, spec.ContainerPatchPath)
+//	// run attempts in s.Image at harness.RepoDir, then script; parse the log
 //	// with the parser named s.Parser.
 package spec

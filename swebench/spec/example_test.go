@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -33,7 +34,7 @@ func Example() {
 }
 
 func ExamplePatchCommands() {
-	cmds, _ := spec.PatchCommands(spec.RulesV4, spec.ContainerPatchPath)
+	cmds, _ := spec.PatchCommands(harness.V4, spec.ContainerPatchPath)
 	for _, argv := range cmds {
 		fmt.Println(argv)
 	}

@@ -1,6 +1,10 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/swebox/swebox/swebench/harness"
+)
 
 // ContainerPatchPath is where the official harness copies the model patch.
 const ContainerPatchPath = "/tmp/patch.diff"
@@ -16,15 +20,15 @@ const ContainerPatchPath = "/tmp/patch.diff"
 // --reject; patch --batch --forward --fuzz=5 -p1 -i, with ResetCommands
 // run before every attempt after the first, and ReverseCheckCommand when
 // all fail.
-func PatchCommands(rules, patchPath string) ([][]string, error) {
+func PatchCommands(rules harness.Rules, patchPath string) ([][]string, error) {
 	switch rules {
-	case RulesV4:
+	case harness.V4:
 		return [][]string{
 			{"git", "apply", "--verbose", patchPath},
 			{"git", "apply", "--verbose", "--reject", patchPath},
 			{"patch", "--batch", "--fuzz=5", "-p1", "-i", patchPath},
 		}, nil
-	case RulesV5:
+	case harness.V5:
 		return [][]string{
 			{"git", "apply", "--verbose", patchPath},
 			{"git", "apply", "--verbose", "--3way", patchPath},
@@ -32,7 +36,7 @@ func PatchCommands(rules, patchPath string) ([][]string, error) {
 			{"patch", "--batch", "--forward", "--fuzz=5", "-p1", "-i", patchPath},
 		}, nil
 	}
-	return nil, fmt.Errorf("patch commands: unknown rules %q (want %q or %q)", rules, RulesV4, RulesV5)
+	return nil, fmt.Errorf("patch commands: unknown rules %q (want %q or %q)", rules, harness.V4, harness.V5)
 }
 
 // ResetCommands restore a pristine tree between v5 patch attempts

@@ -3,15 +3,14 @@ package spec
 import (
 	"strings"
 	"unicode"
+
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Markers and names shared with the official harness.
 const (
-	StartTestOutput = ">>>>> Start Test Output"
-	EndTestOutput   = ">>>>> End Test Output"
-	// TestExitCode prefixes the line that records the test command's exit
-	// status (v5): ">>>>> Test Exit Code: N".
-	TestExitCode    = ">>>>> Test Exit Code"
+	// TestExitCodeVar holds the test command's exit status, printed after
+	// harness.ExitCodeMarker (v5): ">>>>> Test Exit Code: N".
 	TestExitCodeVar = "SWEBENCH_TEST_EXIT_CODE"
 	// HeredocDelimiter delimits the test patch in eval.sh.
 	HeredocDelimiter = "EOF_114329324912"
@@ -84,11 +83,17 @@ func (s TestSpec) EvalScript(opts ScriptOptions) string {
 	}
 	testCmd := strings.Join(append([]string{s.TestCmd}, quote(s.Directives)...), " ")
 	lines = append(lines, opts.BeforeTestOutput...)
-	lines = append(lines, ": '"+StartTestOutput+"'", testCmd)
+	lines = append(lines, ": '"+harness.StartTestOutput+"'")
+	// The common script writes its list of test commands one per line, so
+	// an empty list (a wp-calypso test patch with no runnable path) is no
+	// line at all; the Python script writes its one command line even empty.
+	if testCmd != "" || s.Script != ScriptCommon {
+		lines = append(lines, testCmd)
+	}
 	if !opts.NoExitCode {
 		lines = append(lines, TestExitCodeVar+"=$?")
 	}
-	lines = append(lines, ": '"+EndTestOutput+"'")
+	lines = append(lines, ": '"+harness.EndTestOutput+"'")
 	if !opts.NoExitCode {
 		lines = append(lines, exitCodeEcho)
 	}
@@ -106,11 +111,11 @@ func (s TestSpec) pythonScript(reset string, opts ScriptOptions) []string {
 		}
 	}
 	conda()
-	lines = append(lines, "cd "+RepoDir)
+	lines = append(lines, "cd "+harness.RepoDir)
 	lines = append(lines, s.EvalCommands...)
 	lines = append(lines,
-		"git config --global --add safe.directory "+RepoDir,
-		"cd "+RepoDir,
+		"git config --global --add safe.directory "+harness.RepoDir,
+		"cd "+harness.RepoDir,
 		"git status",
 		"git show",
 		"git -c core.fileMode=false diff "+s.BaseCommit,
@@ -129,16 +134,17 @@ func (s TestSpec) pythonScript(reset string, opts ScriptOptions) []string {
 // markers.
 func (s TestSpec) commonScript(reset string) []string {
 	lines := []string{
-		"cd " + RepoDir,
-		"git config --global --add safe.directory " + RepoDir,
-		"cd " + RepoDir,
+		"cd " + harness.RepoDir,
+		"git config --global --add safe.directory " + harness.RepoDir,
+		"cd " + harness.RepoDir,
 		reset,
-		"git apply --verbose --reject - <<'" + HeredocDelimiter + "'\n" + s.TestPatch + "\n" + HeredocDelimiter,
 	}
+	lines = append(lines, s.Downloads...)
+	lines = append(lines, "git apply --verbose --reject - <<'"+HeredocDelimiter+"'\n"+s.TestPatch+"\n"+HeredocDelimiter)
 	return append(lines, s.Build...)
 }
 
-var exitCodeEcho = `echo "` + TestExitCode + `: $` + TestExitCodeVar + `"`
+var exitCodeEcho = `echo "` + harness.ExitCodeMarker + `: $` + TestExitCodeVar + `"`
 
 // parseEvalScript is v5's parse_eval_script.
 func parseEvalScript(script string) []string {
@@ -164,7 +170,7 @@ func pyStrip(s string) string {
 // grading cannot use the exit code).
 func recordExitCode(lines []string) []string {
 	for i, line := range lines {
-		if strings.Contains(line, EndTestOutput) {
+		if strings.Contains(line, harness.EndTestOutput) {
 			out := make([]string, 0, len(lines)+2)
 			out = append(out, lines[:i]...)
 			out = append(out, TestExitCodeVar+"=$?", line, exitCodeEcho)
@@ -182,7 +188,7 @@ func injectBeforeStart(script string, cmds []string) string {
 	}
 	lines := strings.Split(script, "\n")
 	for i, line := range lines {
-		if strings.Contains(line, StartTestOutput) {
+		if strings.Contains(line, harness.StartTestOutput) {
 			out := append(append(append([]string{}, lines[:i]...), cmds...), lines[i:]...)
 			return strings.Join(out, "\n")
 		}

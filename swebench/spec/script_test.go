@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -95,16 +96,16 @@ func TestEvalScriptGolden(t *testing.T) {
 		{name: "django-3.0-v4", inst: dataset.Instance{InstanceID: "django__django-1", Repo: "django/django", Version: "3.0", BaseCommit: base, TestPatch: djangoPatch}, so: ScriptOptions{NoExitCode: true}},
 		{name: "sympy-1.12-workspace", inst: dataset.Instance{InstanceID: "sympy__sympy-1", Repo: "sympy/sympy", Version: "1.12", BaseCommit: base,
 			TestPatch: "diff --git a/sympy/core/tests/test_basic.py b/sympy/core/tests/test_basic.py\n--- a/sympy/core/tests/test_basic.py\n+++ b/sympy/core/tests/test_basic.py\n@@ -1 +1,2 @@\n x\n+y\n"},
-			opts: []Option{WithMode(ModeWorkspace)}, so: ScriptOptions{SkipInstall: true}},
+			opts: []Option{WithMode(harness.ModeWorkspace)}, so: ScriptOptions{SkipInstall: true}},
 		{name: "unknown-repo-new-files-only", inst: dataset.Instance{InstanceID: "acme__w-1", Repo: "acme/w", Version: "1", BaseCommit: base,
 			TestPatch: "diff --git a/tests/test_new.py b/tests/test_new.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_new.py\n@@ -0,0 +1 @@\n+def test_a(): pass\n"},
-			opts: []Option{WithMode(ModeWorkspace)}},
+			opts: []Option{WithMode(harness.ModeWorkspace)}},
 		{name: "common-go-with-build", inst: dataset.Instance{InstanceID: "gin__gin-1", Repo: "gin-gonic/gin", Version: "1.9", BaseCommit: base,
 			TestPatch: "diff --git a/context_test.go b/context_test.go\n--- a/context_test.go\n+++ b/context_test.go\n@@ -1 +1,2 @@\n package gin\n+// x\n"},
-			opts: []Option{WithMode(ModeWorkspace), WithOverrides(mustOverrides(`{"gin-gonic/gin": {"script": "common", "directives": "none", "test_cmd": "go test -v ./...", "parser": "gotest", "build": ["go build ./..."]}}`))}},
+			opts: []Option{WithMode(harness.ModeWorkspace), WithOverrides(mustOverrides(`{"gin-gonic/gin": {"script": "common", "directives": "none", "test_cmd": "go test -v ./...", "parser": "gotest", "build": ["go build ./..."]}}`))}},
 		{name: "common-new-files-only", inst: dataset.Instance{InstanceID: "gin__gin-2", Repo: "gin-gonic/gin", Version: "1.9", BaseCommit: base,
 			TestPatch: "diff --git a/new_test.go b/new_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/new_test.go\n@@ -0,0 +1 @@\n+package gin\n"},
-			opts: []Option{WithMode(ModeWorkspace), WithOverrides(mustOverrides(`{"gin-gonic/gin": {"script": "common", "directives": "none", "test_cmd": "go test -v ./...", "parser": "gotest"}}`))},
+			opts: []Option{WithMode(harness.ModeWorkspace), WithOverrides(mustOverrides(`{"gin-gonic/gin": {"script": "common", "directives": "none", "test_cmd": "go test -v ./...", "parser": "gotest"}}`))},
 			so:   ScriptOptions{NoExitCode: true}},
 		{name: "v5-dataset-script", inst: dataset.Instance{InstanceID: "o__p-1", Repo: "o/p", Version: "1.0", BaseCommit: base,
 			EvalScript: "#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\npytest -rA t.py\n: '>>>>> End Test Output'\ngit checkout " + base + " t.py\n\n"},

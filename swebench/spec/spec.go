@@ -8,19 +8,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
-	"github.com/swebox/swebox/swebench/logparse"
-)
-
-// Mode says how the repository reaches the container.
-type Mode string
-
-const (
-	// ModePrebuilt: official instance images with the repository at
-	// /testbed and a conda environment named testbed.
-	ModePrebuilt Mode = "prebuilt"
-	// ModeWorkspace: a checkout mounted at /testbed in an image chosen per
-	// repository (ImageMap, override file or WithDefaultImage).
-	ModeWorkspace Mode = "workspace"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Source says where a spec's test command and parser came from.
@@ -41,16 +29,6 @@ const (
 	SourceInstance Source = "instance"
 	// SourceOverride: an override file set the test command or parser.
 	SourceOverride Source = "override"
-)
-
-// RepoDir is where the repository lives in the container, as in the
-// official images and eval scripts.
-const RepoDir = "/testbed"
-
-// Rule sets of the official harness.
-const (
-	RulesV4 = "v4"
-	RulesV5 = "v5"
 )
 
 // TestSpec is everything needed to evaluate one instance.
@@ -97,6 +75,13 @@ type TestSpec struct {
 	// Build commands run after the test patch is applied, before the start
 	// marker (ScriptCommon only).
 	Build []string
+	// ImageAssets are the row's image_assets: binary files of the patches
+	// that the harness puts in place (v5 stages them before the start
+	// marker of the row's eval_script).
+	ImageAssets ImageAssets
+	// Downloads fetch the test patch's image assets after the reset, as
+	// v4.1.0's JavaScript eval script does (ScriptCommon only).
+	Downloads []string
 
 	Source Source
 	// Notes explain fallbacks and ignored settings, for run_instance.log.
@@ -127,20 +112,21 @@ const (
 type Option func(*config) error
 
 type config struct {
-	mode         Mode
+	mode         harness.Mode
 	namespace    string
 	tag          string
 	conda        *bool
 	images       ImageMap
 	overrides    *Overrides
 	defaultImage string
-	rules        string
+	rules        harness.Rules
 }
 
-// WithMode selects prebuilt-image or workspace mode. Default ModePrebuilt.
-func WithMode(m Mode) Option {
+// WithMode selects prebuilt-image or workspace mode. Default
+// harness.ModePrebuilt.
+func WithMode(m harness.Mode) Option {
 	return func(c *config) error {
-		if m != ModePrebuilt && m != ModeWorkspace {
+		if !m.Valid() {
 			return fmt.Errorf("unknown mode %q", m)
 		}
 		c.mode = m
@@ -210,31 +196,16 @@ func WithDefaultImage(image string) Option {
 }
 
 // WithRules selects the official rule set that decides which repositories
-// are graded fail-only when a row has no eval_type. Default RulesV5.
-func WithRules(rules string) Option {
+// are graded fail-only when a row has no eval_type ([harness.FailOnly]).
+// Default harness.V5.
+func WithRules(rules harness.Rules) Option {
 	return func(c *config) error {
-		if rules != RulesV4 && rules != RulesV5 {
-			return fmt.Errorf("unknown rules %q (want %q or %q)", rules, RulesV4, RulesV5)
+		if !rules.Valid() {
+			return fmt.Errorf("unknown rules %q (want %q or %q)", rules, harness.V4, harness.V5)
 		}
 		c.rules = rules
 		return nil
 	}
-}
-
-// failOnlyRepos are graded fail-only (FAIL_ONLY_REPOS); v5 added three.
-var failOnlyRepos = map[string]string{
-	"chartjs/Chart.js":      RulesV4,
-	"processing/p5.js":      RulesV4,
-	"markedjs/marked":       RulesV4,
-	"bpmn-io/bpmn-js":       RulesV5,
-	"openlayers/openlayers": RulesV5,
-	"eslint/eslint":         RulesV5,
-}
-
-// FailOnly reports whether the official rules grade repo fail-only.
-func FailOnly(repo, rules string) bool {
-	since, ok := failOnlyRepos[repo]
-	return ok && (since == RulesV4 || rules != RulesV4)
 }
 
 // ErrNoBaseCommit is returned for instances without base_commit.
@@ -249,7 +220,7 @@ var hexCommit = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 // the override file.
 //
 // A non-Python repository's table gives ScriptCommon, its test commands and
-// build commands, no directives and the parser of logparse.ForInstance. A
+// build commands, no directives and the parser of harness.ParserForInstance. A
 // version missing from such a table takes the latest version's entry where
 // versions are release lines (the Multimodal JavaScript repositories), as
 // for the Python tables; where they are pull request numbers it is an error
@@ -257,7 +228,7 @@ var hexCommit = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 // another's would run the wrong tests), unless the table has a single entry,
 // the row carries its own eval_script, or the override file sets test_cmd.
 func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
-	c := config{mode: ModePrebuilt, namespace: "swebench", tag: "latest", rules: RulesV5}
+	c := config{mode: harness.ModePrebuilt, namespace: harness.DefaultNamespace, tag: harness.DefaultTag, rules: harness.DefaultRules}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return TestSpec{}, fmt.Errorf("spec options: %w", err)
@@ -278,13 +249,13 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 		TestPatch:  inst.TestPatch,
 		TestFiles:  ModifiedFiles(inst.TestPatch),
 		EvalType:   dataset.EvalTypePassAndFail,
-		Conda:      c.mode == ModePrebuilt,
+		Conda:      c.mode == harness.ModePrebuilt,
 		Script:     ScriptPython,
 	}
 	if c.conda != nil {
 		s.Conda = *c.conda
 	}
-	if FailOnly(inst.Repo, c.rules) {
+	if harness.FailOnly(inst.Repo, c.rules) {
 		s.EvalType = dataset.EvalTypeFailOnly
 	}
 
@@ -292,7 +263,10 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 	var missing error
 	if t := tables[inst.Repo]; t != nil {
 		style = t.directives
-		s.Parser = t.parser
+		s.Parser = harness.ParserForInstance(inst.Repo, inst.InstanceID)
+		if t.noParser {
+			s.Parser = ""
+		}
 		vs, ok := t.versions[inst.Version]
 		s.Source = SourceOfficial
 		if !ok {
@@ -303,11 +277,23 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 		s.TestCmd, s.Install, s.Python, s.NanoCPUs = vs.testCmd, vs.install, vs.python, vs.nanoCPUs
 		s.PreInstall = append([]string(nil), vs.preInstall...)
 		s.EvalCommands = append([]string(nil), vs.evalCommands...)
+	} else if inst.Repo == calypsoRepo {
+		// Upstream's script for the JavaScript repositories appends no
+		// directives; wp-calypso's test commands come from its test patch.
+		style = DirectivesNone
+		s.Script = ScriptCommon
+		s.Parser = harness.ParserForRepo(inst.Repo)
+		s.Source = SourceOfficial
+		s.TestCmd = strings.Join(calypsoTestCmds(inst), "\n")
+		if !calypsoVersions[inst.Version] {
+			s.Source = SourceRepoFallback
+			s.Notes = append(s.Notes, fmt.Sprintf("version %q of %s is not in the official table (upstream raises KeyError); its test commands are derived from the test patch as for the listed versions", inst.Version, inst.Repo))
+		}
 	} else if cs, fallback, ok, err := lookupCommon(inst.Repo, inst.Version); ok {
 		// Upstream's script for these repositories appends no directives.
 		style = DirectivesNone
 		s.Script = ScriptCommon
-		s.Parser = logparse.ForInstance(inst.Repo, inst.InstanceID)
+		s.Parser = harness.ParserForInstance(inst.Repo, inst.InstanceID)
 		s.Source = SourceOfficial
 		s.TestCmd = cs.testCmd()
 		s.Build = append([]string(nil), cs.build...)
@@ -319,7 +305,7 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 		// either may supply the test command.
 		missing = err
 	} else {
-		s.TestCmd, s.Parser, s.Source = testPytest, ParserPytest, SourceDefault
+		s.TestCmd, s.Parser, s.Source = testPytest, harness.DefaultParser, SourceDefault
 	}
 
 	if inst.EvalScript != "" {
@@ -345,6 +331,9 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 	if missing != nil && s.DatasetScript == "" && !overrideCmd {
 		return TestSpec{}, fmt.Errorf("spec for %s: %w", inst.InstanceID, missing)
 	}
+	if err := imageAssetsFor(&s, inst); err != nil {
+		return TestSpec{}, err
+	}
 	s.Directives = Directives(inst.TestPatch, style)
 	for _, w := range append(append([]string(nil), s.TestFiles...), s.Directives...) {
 		if !shellSafe(w) {
@@ -356,11 +345,11 @@ func For(inst dataset.Instance, opts ...Option) (TestSpec, error) {
 }
 
 func (c *config) image(inst dataset.Instance, version string) string {
-	if c.mode == ModePrebuilt {
+	if c.mode == harness.ModePrebuilt {
 		if inst.Image != "" {
 			return inst.Image
 		}
-		return OfficialImage(inst.InstanceID, c.namespace, c.tag)
+		return harness.InstanceImage(inst.InstanceID, c.namespace, c.tag)
 	}
 	// Workspace mode: version-specific entries before repository-wide ones;
 	// at the same level the image map before the override file.
@@ -378,18 +367,6 @@ func (c *config) image(inst dataset.Instance, version string) string {
 		return *repoWide.Image
 	}
 	return c.defaultImage
-}
-
-// OfficialImage is the official instance image name:
-// "{namespace}/sweb.eval.x86_64.{id lowercased}:{tag}" with every "__"
-// replaced by "_1776_" (upstream applies the replacement to the whole
-// name), or "sweb.eval.x86_64.{id lowercased}:{tag}" for namespace "".
-func OfficialImage(instanceID, namespace, tag string) string {
-	key := "sweb.eval.x86_64." + strings.ToLower(instanceID) + ":" + tag
-	if namespace == "" {
-		return key
-	}
-	return strings.ReplaceAll(namespace+"/"+key, "__", "_1776_")
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

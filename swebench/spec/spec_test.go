@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 func TestDirectives(t *testing.T) {
@@ -85,20 +86,20 @@ func TestForOfficialTables(t *testing.T) {
 		nanoCPUs      int64
 	}
 	tests := []testCase{
-		{"django/django", "1.9", "./tests/runtests.py --verbosity 2 test_x", ParserDjango, "python setup.py install", SourceOfficial, 4, 0},
-		{"django/django", "4.2", "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 test_x", ParserDjango, "python -m pip install -e .", SourceOfficial, 0, 0},
-		{"astropy/astropy", "1.3", "pytest -rA -vv -o console_output_style=classic --tb=no tests/test_x.py", ParserPytestV2, "python -m pip install -e .[test] --verbose", SourceOfficial, 0, 0},
-		{"astropy/astropy", "v5.3", "pytest -rA tests/test_x.py", ParserPytestV2, "python -m pip install -e .[test] --verbose", SourceOfficial, 0, 0},
-		{"sympy/sympy", "1.1", "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose tests/test_x.py", ParserSympy, "python -m pip install -e .", SourceOfficial, 0, 0},
-		{"mwaskom/seaborn", "0.12", "pytest --no-header -rA tests/test_x.py", ParserSeaborn, "python -m pip install -e .[dev]", SourceOfficial, 0, 0},
-		{"sphinx-doc/sphinx", "7.1", "tox --current-env -epy39 -v -- tests/test_x.py", ParserPytestV2, "python -m pip install -e .[test]", SourceOfficial, 0, 0},
-		{"matplotlib/matplotlib", "3.9", "pytest -rA tests/test_x.py", ParserMatplotlib, `python -m pip install --no-build-isolation -e ".[dev]"`, SourceOfficial, 0, 0},
-		{"psf/requests", "2.0", "pytest -rA tests/test_x.py", ParserPytestOptions, "python -m pip install .", SourceOfficial, 0, 0},
-		{"pylint-dev/pylint", "2.15", "pytest -rA tests/test_x.py", ParserPytestOptions, "python -m pip install -e .", SourceOfficial, 0, 2e9},
-		{"scikit-learn/scikit-learn", "0.22", "pytest -rA tests/test_x.py", ParserPytestV2, "python -m pip install -v --no-use-pep517 --no-build-isolation -e .", SourceOfficial, 0, 0},
-		{"pydata/xarray", "2022.03", "pytest -rA tests/test_x.py", ParserPytest, "python -m pip install -e .", SourceOfficial, 0, 0},
-		{"pallets/flask", "9.9", "pytest -rA tests/test_x.py", ParserPytest, "python -m pip install -e .", SourceRepoFallback, 0, 0},
-		{"acme/widgets", "1.0", "pytest -rA tests/test_x.py", ParserPytest, "", SourceDefault, 0, 0},
+		{"django/django", "1.9", "./tests/runtests.py --verbosity 2 test_x", harness.ParserDjango, "python setup.py install", SourceOfficial, 4, 0},
+		{"django/django", "4.2", "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 test_x", harness.ParserDjango, "python -m pip install -e .", SourceOfficial, 0, 0},
+		{"astropy/astropy", "1.3", "pytest -rA -vv -o console_output_style=classic --tb=no tests/test_x.py", harness.ParserPytestV2, "python -m pip install -e .[test] --verbose", SourceOfficial, 0, 0},
+		{"astropy/astropy", "v5.3", "pytest -rA tests/test_x.py", harness.ParserPytestV2, "python -m pip install -e .[test] --verbose", SourceOfficial, 0, 0},
+		{"sympy/sympy", "1.1", "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose tests/test_x.py", harness.ParserSympy, "python -m pip install -e .", SourceOfficial, 0, 0},
+		{"mwaskom/seaborn", "0.12", "pytest --no-header -rA tests/test_x.py", harness.ParserSeaborn, "python -m pip install -e .[dev]", SourceOfficial, 0, 0},
+		{"sphinx-doc/sphinx", "7.1", "tox --current-env -epy39 -v -- tests/test_x.py", harness.ParserPytestV2, "python -m pip install -e .[test]", SourceOfficial, 0, 0},
+		{"matplotlib/matplotlib", "3.9", "pytest -rA tests/test_x.py", harness.ParserMatplotlib, `python -m pip install --no-build-isolation -e ".[dev]"`, SourceOfficial, 0, 0},
+		{"psf/requests", "2.0", "pytest -rA tests/test_x.py", harness.ParserPytestOptions, "python -m pip install .", SourceOfficial, 0, 0},
+		{"pylint-dev/pylint", "2.15", "pytest -rA tests/test_x.py", harness.ParserPytestOptions, "python -m pip install -e .", SourceOfficial, 0, 2e9},
+		{"scikit-learn/scikit-learn", "0.22", "pytest -rA tests/test_x.py", harness.ParserPytestV2, "python -m pip install -v --no-use-pep517 --no-build-isolation -e .", SourceOfficial, 0, 0},
+		{"pydata/xarray", "2022.03", "pytest -rA tests/test_x.py", harness.ParserPytest, "python -m pip install -e .", SourceOfficial, 0, 0},
+		{"pallets/flask", "9.9", "pytest -rA tests/test_x.py", harness.ParserPytest, "python -m pip install -e .", SourceRepoFallback, 0, 0},
+		{"acme/widgets", "1.0", "pytest -rA tests/test_x.py", harness.ParserPytest, "", SourceDefault, 0, 0},
 		{"swe-bench/humaneval", "1.0", "python test.py", "", "", SourceOfficial, 0, 0},
 	}
 	for _, tc := range tests {
@@ -137,8 +138,12 @@ func TestTablesAreComplete(t *testing.T) {
 			assert.NotEmpty(t, tb.versions[v].testCmd, "%s %s", r, v)
 			assert.NotEmpty(t, tb.versions[v].python, "%s %s", r, v)
 		}
+		s, err := For(inst(r, tb.latest))
+		require.NoError(t, err)
 		if r != "swe-bench/humaneval" {
-			assert.NotEmpty(t, tb.parser, r)
+			assert.NotEmpty(t, s.Parser, r)
+		} else {
+			assert.Empty(t, s.Parser, "the official table has no parser for humaneval")
 		}
 	}
 	assert.Len(t, Versions("sphinx-doc/sphinx"), 34)
@@ -176,7 +181,7 @@ func TestForImages(t *testing.T) {
 	require.NoError(t, err)
 	im, err := NewImageMap(map[string]string{"acme/w": "map/repo:1", "acme/w:3.0": "map/ver:1", "acme/u": "map/u:1"})
 	require.NoError(t, err)
-	ws := []Option{WithMode(ModeWorkspace), WithImages(im), WithOverrides(ov), WithDefaultImage("swebox/python:bookworm")}
+	ws := []Option{WithMode(harness.ModeWorkspace), WithImages(im), WithOverrides(ov), WithDefaultImage("swebox/python:bookworm")}
 	type testCase struct {
 		name string
 		id   string
@@ -196,7 +201,7 @@ func TestForImages(t *testing.T) {
 		{name: "override version only", id: "x", repo: "acme/v", ver: "1.0", opts: ws, want: "ov/v10:1"},
 		{name: "override version does not cover other versions", id: "x", repo: "acme/v", ver: "1.1", opts: ws, want: "swebox/python:bookworm"},
 		{name: "map repo", id: "x", repo: "acme/u", ver: "1", opts: ws, want: "map/u:1"},
-		{name: "no image known", id: "x", repo: "acme/z", ver: "1", opts: []Option{WithMode(ModeWorkspace)}, want: ""},
+		{name: "no image known", id: "x", repo: "acme/z", ver: "1", opts: []Option{WithMode(harness.ModeWorkspace)}, want: ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,26 +216,27 @@ func TestForModesAndRules(t *testing.T) {
 	s, err := For(inst("django/django", "3.0"))
 	require.NoError(t, err)
 	assert.True(t, s.Conda)
-	s, err = For(inst("django/django", "3.0"), WithMode(ModeWorkspace))
+	s, err = For(inst("django/django", "3.0"), WithMode(harness.ModeWorkspace))
 	require.NoError(t, err)
 	assert.False(t, s.Conda)
-	s, err = For(inst("django/django", "3.0"), WithMode(ModeWorkspace), WithConda(true))
+	s, err = For(inst("django/django", "3.0"), WithMode(harness.ModeWorkspace), WithConda(true))
 	require.NoError(t, err)
 	assert.True(t, s.Conda)
 
 	type testCase struct {
-		repo, rules string
-		want        string
+		repo  string
+		rules harness.Rules
+		want  string
 	}
 	for _, tc := range []testCase{
-		{"chartjs/Chart.js", RulesV4, dataset.EvalTypeFailOnly},
-		{"eslint/eslint", RulesV4, dataset.EvalTypePassAndFail},
-		{"eslint/eslint", RulesV5, dataset.EvalTypeFailOnly},
-		{"pallets/flask", RulesV5, dataset.EvalTypePassAndFail},
+		{"chartjs/Chart.js", harness.V4, dataset.EvalTypeFailOnly},
+		{"eslint/eslint", harness.V4, dataset.EvalTypePassAndFail},
+		{"eslint/eslint", harness.V5, dataset.EvalTypeFailOnly},
+		{"pallets/flask", harness.V5, dataset.EvalTypePassAndFail},
 	} {
 		s, err := For(inst(tc.repo, "1.0"), WithRules(tc.rules))
 		require.NoError(t, err)
-		assert.Equal(t, tc.want, s.EvalType, tc.repo+" "+tc.rules)
+		assert.Equal(t, tc.want, s.EvalType, tc.repo+" "+string(tc.rules))
 	}
 
 	for _, bad := range []Option{WithMode("x"), WithRules("v3"), WithTag(""), WithTag("a:b"), WithNamespace("a b"), WithDefaultImage("a b")} {
@@ -284,7 +290,7 @@ func TestOverrides(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, SourceOfficial, s.Source)
 	assert.Equal(t, "true", s.Install)
-	assert.Equal(t, ParserDjango, s.Parser)
+	assert.Equal(t, harness.ParserDjango, s.Parser)
 
 	// Overrides beat the row's own fields, and say so for eval_script.
 	in = inst("acme/w", "1.0")
@@ -369,14 +375,14 @@ func TestImageMap(t *testing.T) {
 }
 
 func TestPatchCommands(t *testing.T) {
-	v4, err := PatchCommands(RulesV4, "/tmp/patch.diff")
+	v4, err := PatchCommands(harness.V4, "/tmp/patch.diff")
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{
 		{"git", "apply", "--verbose", "/tmp/patch.diff"},
 		{"git", "apply", "--verbose", "--reject", "/tmp/patch.diff"},
 		{"patch", "--batch", "--fuzz=5", "-p1", "-i", "/tmp/patch.diff"},
 	}, v4)
-	v5, err := PatchCommands(RulesV5, ContainerPatchPath)
+	v5, err := PatchCommands(harness.V5, ContainerPatchPath)
 	require.NoError(t, err)
 	assert.Equal(t, [][]string{
 		{"git", "apply", "--verbose", "/tmp/patch.diff"},

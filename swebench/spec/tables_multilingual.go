@@ -29,8 +29,9 @@ import (
 // version.
 //
 // Left out because their commands are derived per instance rather than
-// looked up: Automattic/wp-calypso (from the test patch's paths), the
-// SWE-bench Pro repositories (from the row's selected_test_files_to_run).
+// looked up: Automattic/wp-calypso (from the test patch's paths, see
+// calypso.go), the SWE-bench Pro repositories (from the row's
+// selected_test_files_to_run).
 
 // ErrUnknownVersion is returned by For when a repository has an official
 // non-Python table without an entry for the instance's version, and neither

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // evalEnv runs the eval command on a replicated demo dataset, every path it
@@ -151,9 +152,12 @@ func TestEvalEngineUnreachable(t *testing.T) {
 }
 
 // TestEvalSIGKILL: the eval command killed with SIGKILL in the middle of a
-// run leaves no half-written report; `eval prune --run_id` removes the
-// containers it left; a rerun with the same run id runs exactly the
-// instances that had no report.json and leaves the others alone.
+// run, while an instance's tests run, leaves no half-written file that a
+// rerun trusts: every report.json is its instance's whole report, and a
+// test_output.txt (which a regrade grades) exists only for tests that ran
+// to their end. `eval prune --run_id` removes the containers it left; a rerun
+// with the same run id runs exactly the instances that had no report.json,
+// leaves the others alone and clears the temporary files of cut writes.
 func TestEvalSIGKILL(t *testing.T) {
 	bin := testenv.BuildEval(t)
 	c := testenv.Client(t)
@@ -171,23 +175,46 @@ func TestEvalSIGKILL(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	waitFor(t, "three finished instances and a running container", 3*time.Minute, func() bool {
-		return len(e.reports(t)) >= 3 && testenv.CountRunContainers(t, c, e.runID) >= 1
+	hangID := hang.ID + "x0"
+	waitFor(t, "three finished instances and the hanging one in its tests", 3*time.Minute, func() bool {
+		log, _ := os.ReadFile(filepath.Join(e.instanceDir(hangID), "run_instance.log"))
+		return len(e.reports(t)) >= 3 && strings.Contains(string(log), "Running eval script")
 	})
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	<-exited
 
 	before := e.reports(t)
 	for id, b := range before {
-		assert.True(t, json.Valid(b), "%s/report.json is whole", id)
+		var rep grade.InstanceReport
+		if assert.NoError(t, rep.UnmarshalJSON(b), "%s/report.json is whole", id) {
+			assert.Equal(t, id, rep.InstanceID, "%s/report.json is its instance's report", id)
+		}
 	}
-	tmp, _ := filepath.Glob(filepath.Join(e.logDir, "run_evaluation", e.runID, "*", "*", "*.tmp*"))
+	dirs, err := filepath.Glob(filepath.Join(e.logDir, "run_evaluation", e.runID, "*", "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		if out, err := os.ReadFile(filepath.Join(dir, "test_output.txt")); err == nil {
+			whole := strings.Contains(string(out), harness.EndTestOutput) || strings.Contains(string(out), "Timeout error:")
+			assert.True(t, whole, "%s: a test_output.txt holds the whole run of the tests", filepath.Base(dir))
+		}
+	}
+	assert.NoFileExists(t, filepath.Join(e.instanceDir(hangID), "test_output.txt"), "the tests killed midway left no log to grade")
+	tmp, _ := filepath.Glob(filepath.Join(e.logDir, "run_evaluation", e.runID, "*", "*", ".*.tmp-*"))
 	t.Logf("%d reports before the kill, %d temporary files left: %v", len(before), len(tmp), tmp)
-	for _, p := range tmp {
-		assert.NotEqual(t, "report.json", filepath.Base(p))
-	}
 
-	orphans := testenv.CountRunContainers(t, c, e.runID)
+	// A container whose creation the engine was still serving when the
+	// process died appears after the kill: wait until the engine is done.
+	orphans := -1
+	waitFor(t, "the engine to finish the killed process's requests", time.Minute, func() bool {
+		n := testenv.CountRunContainers(t, c, e.runID)
+		settled := n == orphans
+		orphans = n
+		if !settled {
+			time.Sleep(2 * time.Second)
+		}
+		return settled
+	})
 	assert.GreaterOrEqual(t, orphans, 1, "the killed process left its running container")
 	prune := exec.Command(bin, "prune", "--run_id", e.runID)
 	pout, err := prune.CombinedOutput()
@@ -214,6 +241,8 @@ func TestEvalSIGKILL(t *testing.T) {
 	rep := testenv.RunReport(t, filepath.Join(e.reportDir, e.model+"."+e.runID+".json"))
 	assertVerdicts(t, rep, e.expected)
 	assert.Zero(t, testenv.CountRunContainers(t, c, e.runID))
+	tmp, _ = filepath.Glob(filepath.Join(e.logDir, "run_evaluation", e.runID, "*", "*", ".*.tmp-*"))
+	assert.Empty(t, tmp, "the rerun removed the temporary files of cut writes")
 }
 
 // TestEvalSIGINT: Ctrl-C stops the run and removes every container of it
@@ -235,7 +264,7 @@ func TestEvalSIGINT(t *testing.T) {
 	var waitErr error
 	go func() { defer wg.Done(); waitErr = cmd.Wait() }()
 	// Wait until the quick instances are done and the hanging ones run
-	// their tests (their test_output.txt exists).
+	// their tests.
 	var hangs []string
 	for id, st := range e.expected {
 		if st == swebench.StatusError {
@@ -244,7 +273,8 @@ func TestEvalSIGINT(t *testing.T) {
 	}
 	waitFor(t, "the hanging instances to run their tests", 3*time.Minute, func() bool {
 		for _, id := range hangs {
-			if _, err := os.Stat(filepath.Join(e.instanceDir(id), "test_output.txt")); err != nil {
+			log, _ := os.ReadFile(filepath.Join(e.instanceDir(id), "run_instance.log"))
+			if !strings.Contains(string(log), "Running eval script") {
 				return false
 			}
 		}
@@ -276,7 +306,7 @@ var progressLine = regexp.MustCompile(`(?m)^\[\d+/\d+\] (\S+): (.*)$`)
 // for a report.json of an earlier run, and those it ran.
 func progressIDs(out string) (skipped, ran []string) {
 	for _, m := range progressLine.FindAllStringSubmatch(out, -1) {
-		if strings.Contains(m[2], "report.json from an earlier run") {
+		if strings.Contains(m[2], "report.json from an earlier run") || strings.Contains(m[2], "in an earlier run, not retried") {
 			skipped = append(skipped, m[1])
 		} else {
 			ran = append(ran, m[1])

@@ -3,17 +3,13 @@ package faults_test
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,59 +37,10 @@ func TestEngineUnreachableAtStart(t *testing.T) {
 	var ee *sandbox.EngineError
 	require.True(t, errors.As(err, &ee))
 	assert.Equal(t, "unix:///nonexistent/docker.sock", ee.Host)
-	assert.Contains(t, err.Error(), "unix:///nonexistent/docker.sock", "the message names the address tried")
 	assert.Nil(t, res)
 	assert.NoDirExists(t, cfg.LogDir, "no log is written")
 	assert.NoDirExists(t, cfg.ReportDir, "no report is written")
 	assert.NoDirExists(t, cfg.WorkDir, "no workspace is made")
-}
-
-// flakyEngine is a Docker client whose connections to the real engine all
-// fail once it is taken down: open ones are closed (streams of running
-// commands break) and new dials are refused, as when dockerd stops.
-type flakyEngine struct {
-	*client.Client
-	down  atomic.Bool
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-}
-
-func newFlakyEngine(t *testing.T, host string) *flakyEngine {
-	t.Helper()
-	f := &flakyEngine{conns: map[net.Conn]bool{}}
-	proto, addr, ok := strings.Cut(host, "://")
-	require.True(t, ok, "host %q", host)
-	var d net.Dialer
-	transport := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		if f.down.Load() {
-			return nil, &net.OpError{Op: "dial", Net: proto, Err: syscall.ECONNREFUSED}
-		}
-		conn, err := d.DialContext(ctx, proto, addr)
-		if err != nil {
-			return nil, err
-		}
-		f.mu.Lock()
-		f.conns[conn] = true
-		f.mu.Unlock()
-		return conn, nil
-	}}
-	// WithHost first: it configures the default transport, which
-	// WithHTTPClient then replaces.
-	cli, err := client.NewClientWithOpts(client.WithHost(host), client.WithAPIVersionNegotiation(),
-		client.WithHTTPClient(&http.Client{Transport: transport}))
-	require.NoError(t, err)
-	f.Client = cli
-	return f
-}
-
-// takeDown makes the engine unreachable from now on.
-func (f *flakyEngine) takeDown() {
-	f.down.Store(true)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for c := range f.conns {
-		c.Close()
-	}
 }
 
 // TestEngineGoesAway: the engine disappears after two instances finished.
@@ -102,8 +49,11 @@ func (f *flakyEngine) takeDown() {
 // exactly the error instances.
 func TestEngineGoesAway(t *testing.T) {
 	healthy := testenv.Client(t)
-	flaky := newFlakyEngine(t, healthy.Host())
-	c, err := sandbox.New(sandbox.WithDockerAPI(flaky), sandbox.WithSession(healthy.Session()))
+	// The engine, through a proxy that can be taken down: open connections
+	// are closed (streams of running commands break) and new ones refused,
+	// as when dockerd stops.
+	flaky := testenv.NewEngineProxy(t, healthy.Host(), "unix")
+	c, err := sandbox.New(sandbox.WithHost(flaky.Host()), sandbox.WithSession(healthy.Session()))
 	require.NoError(t, err)
 
 	p := testenv.NewProject(t)
@@ -118,7 +68,7 @@ func TestEngineGoesAway(t *testing.T) {
 	var finished atomic.Int32
 	cfg.Progress = func(ev swebench.Event) {
 		if ev.Kind == swebench.EventFinished && finished.Add(1) == 2 {
-			flaky.takeDown()
+			flaky.TakeDown()
 		}
 	}
 	done := make(chan struct{})
@@ -132,13 +82,18 @@ func TestEngineGoesAway(t *testing.T) {
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the run did not end after the engine went away")
 	}
-	require.NoError(t, err, "instances fail, the run does not")
-	require.NotNil(t, res)
+	require.ErrorIs(t, err, swebench.ErrEngineLost, "the run reports the lost engine itself")
+	require.ErrorIs(t, err, sandbox.ErrEngineUnreachable)
+	var lost *swebench.EngineLostError
+	require.ErrorAs(t, err, &lost)
+	require.NotNil(t, res, "the results of the run come with the error")
 	assert.Len(t, res.Report.ResolvedIDs, 2, "the instances finished before the engine went away keep their verdicts")
 	assert.Len(t, res.Report.ErrorIDs, 4, "every other instance is an error")
+	assert.ElementsMatch(t, res.Report.ErrorIDs, lost.Instances, "the error names the instances the outage ended")
 	for _, r := range res.Instances {
 		if r.Status == swebench.StatusError {
-			assert.Contains(t, r.Error, "cannot reach the Docker engine", "%s says why", r.InstanceID)
+			assert.ErrorIs(t, r.Err, sandbox.ErrEngineUnreachable, "%s says why", r.InstanceID)
+			assert.Equal(t, swebench.OutcomeEngineLost, res.Outcomes[r.InstanceID], "%s: its outcome says so", r.InstanceID)
 		}
 	}
 	rep := testenv.RunReport(t, res.ReportPath)

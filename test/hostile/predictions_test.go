@@ -22,13 +22,14 @@ import (
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // hostile is one model prediction and how its instance must end.
 type hostile struct {
 	name   string
 	patch  string
-	rules  swebench.Rules
+	rules  harness.Rules
 	status swebench.Status
 	// errSub is part of the instance's error, for StatusError.
 	errSub string
@@ -86,8 +87,8 @@ func TestHostilePredictions(t *testing.T) {
 	freeBefore := freeDisk(t, os.TempDir())
 
 	cases := hostileCases(env)
-	runs := map[swebench.Rules]swebench.Config{}
-	for _, rules := range []swebench.Rules{swebench.RulesV5, swebench.RulesV4} {
+	runs := map[harness.Rules]swebench.Config{}
+	for _, rules := range []harness.Rules{harness.V5, harness.V4} {
 		ds := []dataset.Instance{p.Instance("ok__calc-1")}
 		preds := []dataset.Prediction{testenv.Pred("ok__calc-1", testenv.Gold)}
 		for _, tc := range cases {
@@ -102,7 +103,7 @@ func TestHostilePredictions(t *testing.T) {
 		runs[rules] = cfg
 	}
 	// Both runs at once, as two users of one engine would.
-	results := map[swebench.Rules]*swebench.Result{}
+	results := map[harness.Rules]*swebench.Result{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for rules, cfg := range runs {
@@ -171,7 +172,7 @@ func TestHostilePredictions(t *testing.T) {
 func hostileCases(env hostEnv) []hostile {
 	lim := testenv.SmallLimits
 	return []hostile{
-		{name: "forkbomb", rules: swebench.RulesV5, status: swebench.StatusError, errSub: "timed out",
+		{name: "forkbomb", rules: harness.V5, status: swebench.StatusError, errSub: "timed out",
 			patch: withConftest(testenv.Gold, `import os, time
 
 
@@ -187,7 +188,7 @@ def pytest_sessionstart(session):
 
 		// The kernel kills pytest inside the memory cgroup: nothing is
 		// graded, so the tests count as failed.
-		{name: "memhog", rules: swebench.RulesV5, status: swebench.StatusUnresolved,
+		{name: "memhog", rules: harness.V5, status: swebench.StatusUnresolved,
 			patch: withConftest(testenv.Gold, `def pytest_sessionstart(session):
     print("MEMHOG", flush=True)
     hog = []
@@ -199,7 +200,7 @@ def pytest_sessionstart(session):
 				assert.Equal(t, false, report(t, cfg, r.InstanceID)["patch_successfully_applied"], "no test ran")
 			}},
 
-		{name: "tmpfill", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "tmpfill", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, filler("/tmp/fill", "TMP-FULL")),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				n, errno := filled(t, cfg, r.InstanceID, "TMP-FULL")
@@ -207,7 +208,7 @@ def pytest_sessionstart(session):
 				assert.Equal(t, int(syscall.ENOSPC), errno)
 			}},
 
-		{name: "workspacefill", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "workspacefill", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, filler("big.bin", "WS-FULL")),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				n, errno := filled(t, cfg, r.InstanceID, "WS-FULL")
@@ -217,7 +218,7 @@ def pytest_sessionstart(session):
 
 		// A gigabyte of output before pytest's summary: test_output.txt keeps
 		// the head and the tail, so the verdict survives.
-		{name: "network", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "network", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, fmt.Sprintf(`import socket
 
 HOST, PORT = %q, %d
@@ -245,7 +246,7 @@ def pytest_sessionstart(session):
 `, env.listener.host, env.listener.port)),
 			output: []string{"NET-tcp: blocked errno=101", "NET-udp: blocked errno=101", "NET-dns: blocked"}},
 
-		{name: "sleeper", rules: swebench.RulesV5, status: swebench.StatusError, errSub: "timed out",
+		{name: "sleeper", rules: harness.V5, status: swebench.StatusError, errSub: "timed out",
 			patch: withConftest(testenv.Gold, `import time
 
 
@@ -258,7 +259,7 @@ def pytest_sessionstart(session):
 		// Daemons in new sessions, one with an empty environment, all
 		// holding the output stream open: the instance is graded when the
 		// eval script ends, and removing the sandbox ends them.
-		{name: "daemons", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "daemons", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, fmt.Sprintf(`import subprocess, sys
 
 CODE = "import os, time\nif os.fork():\n    os._exit(0)\nos.setsid()\ntime.sleep(4242)\n"
@@ -273,25 +274,26 @@ def pytest_sessionstart(session):
 
 		// Forged markers. v4.1.0 has no defence: the official harness grades
 		// the forged PASSED lines, and so do we.
-		{name: "forge", rules: swebench.RulesV4, status: swebench.StatusResolved,
+		{name: "forge", rules: harness.V4, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Wrong, forgery(false)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.Contains(t, testenv.ReadFile(t, cfg, r.InstanceID, "test_output.txt"), "FAILED tests/test_add.py::test_add",
 					"pytest's own verdict is in the log, after the forged end marker")
 			}},
-		// v5 records the exit code after the real end marker: the forged
-		// log names no failure yet pytest exited 1, so the log is unusable.
-		{name: "forge", rules: swebench.RulesV5, status: swebench.StatusUnresolved,
+		// 5.0.2 grades by the first recorded exit code, and the forgery
+		// prints its own ">>>>> Test Exit Code: 0" before the real one: the
+		// official v5 grades it as resolved, and so do we, with notes in
+		// report.json that say why it should not be trusted.
+		{name: "forge", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Wrong, forgery(false)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				rep := report(t, cfg, r.InstanceID)
-				assert.Equal(t, false, rep["patch_successfully_applied"])
+				assert.Equal(t, true, rep["patch_successfully_applied"])
 				assertForgeryNoted(t, rep)
 			}},
-		// A decoy failure defeats the exit-code check: v5 grades the forgery
-		// as resolved, as the official v5 does, and the report says why it
-		// should not be trusted.
-		{name: "forgedecoy", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		// With a decoy failure too, v5 grades the forgery as resolved, as the
+		// official v5 does, and the report says why it should not be trusted.
+		{name: "forgedecoy", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Wrong, forgery(true)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assertForgeryNoted(t, report(t, cfg, r.InstanceID))
@@ -299,14 +301,14 @@ def pytest_sessionstart(session):
 
 		// Bytes that are not UTF-8: v4.1.0 decodes strictly and the instance
 		// is an error (#635); v5 replaces them and grades.
-		{name: "nonutf8", rules: swebench.RulesV4, status: swebench.StatusError, errSub: "UTF-8",
+		{name: "nonutf8", rules: harness.V4, status: swebench.StatusError, errSub: "UTF-8",
 			patch: withConftest(testenv.Gold, nonUTF8)},
-		{name: "nonutf8", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "nonutf8", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, nonUTF8), output: []string{"BAD-BYTES \xff\xfe\xc3\x28"}},
 
 		// Symlinks to host paths left in the workspace: the host removes
 		// the links, never what they point to.
-		{name: "symlinks", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "symlinks", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, fmt.Sprintf(`import os
 
 
@@ -323,7 +325,7 @@ def pytest_sessionstart(session):
 
 		// Directories nobody may enter, read or write, the workspace root
 		// included: removing the workspace still succeeds.
-		{name: "chmod", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "chmod", rules: harness.V5, status: swebench.StatusResolved,
 			patch: withConftest(testenv.Gold, `import os
 
 
@@ -343,14 +345,14 @@ def pytest_terminal_summary(terminalreporter):
 		// A git hook in the patch: git apply refuses paths inside .git, the
 		// patch fallback writes the hook, which runs, if at all, inside the
 		// sandbox; the host side uses go-git, which runs no hooks.
-		{name: "githooks", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "githooks", rules: harness.V5, status: swebench.StatusResolved,
 			patch: testenv.Gold + newExecDiff(".git/hooks/post-checkout", fmt.Sprintf("#!/bin/sh\necho HOOK-RAN\ntouch %s/hook-ran\n", env.canaryDir)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.NoFileExists(t, filepath.Join(env.canaryDir, "hook-ran"))
 			}},
 
 		// Paths that leave the repository: every patch tool refuses them.
-		{name: "dotdot", rules: swebench.RulesV5, status: swebench.StatusError, errSub: "patch apply failed",
+		{name: "dotdot", rules: harness.V5, status: swebench.StatusError, errSub: "patch apply failed",
 			patch:  testenv.NewFileDiff("../../escape", "escaped\n") + testenv.Gold,
 			runLog: []string{">>>>> Patch Apply Failed"},
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
@@ -358,7 +360,7 @@ def pytest_terminal_summary(terminalreporter):
 			}},
 		// An absolute target loses its leading "/" to -p1 and lands inside
 		// the repository.
-		{name: "absolute", rules: swebench.RulesV5, status: swebench.StatusResolved,
+		{name: "absolute", rules: harness.V5, status: swebench.StatusResolved,
 			patch:  absoluteDiff(filepath.Join(env.canaryDir, "absolute")) + testenv.Gold,
 			runLog: []string{"Applied patch " + strings.TrimPrefix(filepath.Join(env.canaryDir, "absolute"), "/") + " cleanly"},
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
@@ -408,7 +410,8 @@ func assertForgeryNoted(t *testing.T, rep map[string]any) {
 	require.True(t, ok, "report.json has swebox notes: %v", rep)
 	b, _ := json.Marshal(notes)
 	assert.Contains(t, string(b), "end marker appears")
-	assert.Contains(t, string(b), "disagrees with the recorded exit code 1")
+	assert.Contains(t, string(b), `Test Exit Code: 1\" disagrees with the first recorded exit code 0`,
+		"pytest's real exit code, after the forged one, is noted")
 }
 
 // report is the instance's entry of its report.json.
@@ -501,13 +504,6 @@ func bridgeAddr() string {
 		}
 	}
 	return "0.0.0.0"
-}
-
-func freeDisk(t *testing.T, dir string) int64 {
-	t.Helper()
-	var st syscall.Statfs_t
-	require.NoError(t, syscall.Statfs(dir, &st))
-	return int64(st.Bavail) * st.Bsize
 }
 
 // filesUnder lists what is left under dir, directories included.

@@ -9,7 +9,10 @@ itself so both can be compared on generated logs. It reads a JSON list of
 
 Rules follow swebench/harness/log_parsers at v4.1.0 and v5 as described in
 shared/reference/swebench-harness.md (v5 details from the 5.0.2 sources:
-_is_skip_summary, pytest_v2 full names, the seaborn guard).
+_is_skip_summary, pytest_v2 full names, the seaborn guard, jest's stripped
+names, maven's first-in-first-out pairing, gradle's status on its own line,
+and the JavaScript parsers 5.0.2 added). A case may carry a "target"
+({"instance_id", "version"}) for the dispatching parsers.
 """
 import json
 import re
@@ -207,7 +210,9 @@ def jest(log, v5):
         match = re.match(r"^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$", line.strip())
         if match:
             sym, name, _ = match.groups()
-            m[name.strip()] = {"✓": "PASSED", "✕": "FAILED", "○": "SKIPPED"}[sym]
+            if v5:  # 5.0.2 strips the name; 4.1.0 keeps "name " before a timing
+                name = name.strip()
+            m[name] = {"✓": "PASSED", "✕": "FAILED", "○": "SKIPPED"}[sym]
     return m
 
 
@@ -385,15 +390,31 @@ def p5js(log, v5):
 
 def maven(log, v5):
     m = {}
-    pending = []
+    if not v5:  # 4.1.0: the most recent -Dtest= name
+        current = "---NO TEST NAME FOUND YET---"
+        for line in log.split("\n"):
+            t = re.match(r"^.*-Dtest=(\S+).*$", line.strip())
+            if t:
+                current = t.groups()[0]
+            r = re.match(r"^.*BUILD (SUCCESS|FAILURE)$", line.strip())
+            if r:
+                m[current] = "PASSED" if r.groups()[0] == "SUCCESS" else "FAILED"
+        return m
+    pending, unmatched = [], []
     for line in log.split("\n"):
         t = re.match(r"^.*-Dtest=(\S+).*$", line.strip())
         if t:
             pending.append(t.groups()[0])
         r = re.match(r"^.*BUILD (SUCCESS|FAILURE)$", line.strip())
-        if r and pending:
-            name = pending.pop(0)
-            m[name] = "PASSED" if r.groups()[0] == "SUCCESS" else "FAILED"
+        if r:
+            if pending:
+                name = pending.pop(0)
+                m[name] = "PASSED" if r.groups()[0] == "SUCCESS" else "FAILED"
+            else:
+                unmatched.append(r.groups()[0])
+    while pending and unmatched:
+        name = pending.pop(0)
+        m[name] = "PASSED" if unmatched.pop(0) == "SUCCESS" else "FAILED"
     return m
 
 
@@ -417,7 +438,9 @@ def gradle_custom(log, v5):
             m[match.group(1)] = match.group(2)
             pending = None
             continue
-        match = re.match(r"^(\S+\s+>\s+\S+)$", s)
+        if not v5:  # 4.1.0 reads only the name-and-status line
+            continue
+        match = re.match(r"^([^>]\S*\s+>\s+\S+)$", s)
         if match:
             pending = match.group(1)
             continue
@@ -521,14 +544,286 @@ ruby_unit = swap(r"^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)", {".": "PASSED", "E"
 rspec_transformed_json = swap(r"(.+) - (passed|failed)", {"passed": "PASSED", "failed": "FAILED"})
 
 
+# JavaScript parsers added in 5.0.2 (javascript.py), the same under both
+# rule sets. The dispatchers see an empty test_spec, as Lookup gives them.
+
+
+def highlightjs(log, v5):
+    log = re.split(r"\n[ \t]*\d+ passing", log)[0]
+    m = {}
+    current_suite = []
+    remove_timing_str = lambda test_name: (
+        re.sub(r"\(\d+ms\)", "", test_name).strip()
+        if bool(re.search(r"\(\d+ms\)", test_name))
+        else test_name.strip()
+    )
+    for line in log.split("\n"):
+        if any([line.strip().startswith(x) for x in ["✓", "✔"]]):
+            check = "✓" if line.strip().startswith("✓") else "✔"
+            test_name = remove_timing_str(line.split(check, 1)[1])
+            m[".".join(current_suite + [test_name])] = "PASSED"
+        elif re.match(r"^\d+\)", line.strip()):
+            test_name = remove_timing_str(line.split(")", 1)[1])
+            m[".".join(current_suite + [test_name])] = "FAILED"
+        elif line and line.startswith(" " * 2):
+            current_suite = [line.strip()]
+        elif line and not line.startswith(" " * 2) and line.startswith(" " * 4):
+            current_suite.append(line.strip())
+    return m
+
+
+def prismjs(log, v5):
+    m = {}
+    for part in log.split("./node_modules/.bin/mocha tests/run.js --reporter json")[1:]:
+        results = json.loads("{" + part.split("{", 1)[-1].rsplit("}", 1)[0] + "}")
+        for test in results["failures"]:
+            m[test["fullTitle"]] = "FAILED"
+        for test in results["passes"]:
+            m[test["fullTitle"]] = "PASSED"
+    return m
+
+
+def eslint(log, v5):
+    m = {}
+    for failure in re.findall(r"(\s{2}\d+\))([\s\S]*?)\s+(?:(.*)Error)", log):
+        m[re.sub(r"\s+", " ", failure[1]).strip()] = "FAILED"
+    return m
+
+
+def bpmn_js(log, v5):
+    m = {}
+    for pattern in [
+        r"2KPhantomJS\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n",
+        r"2KPhantomJS\s[\d\.]+\s\(Linux\sx86\_64\)\s(.*)FAILED\n",
+        r"Chrome\sHeadless\s(.*)\s\(Linux\sx86\_64\)\s(.*)FAILED\n",
+        r"HeadlessChrome\s[\d\.]+\s\(Linux\s[\d\.]+\)\s(.*)FAILED\n",
+    ]:
+        for failure in re.findall(pattern, log):
+            if isinstance(failure, tuple):
+                failure = failure[1]
+            m[failure] = "FAILED"
+    return m
+
+
+def openlayers(log, v5):
+    m = {}
+    for pattern in [
+        r"Chrome\sHeadless\s[\d\.]+\s\(Linux\s[\d\.\_\S]+\)\s(.*)\sFAILED\n",
+        r"Chrome\s[\d\.]+\s\(Linux\s[\d\.\_\S]+\)\s(.*)FAILED\n",
+        r"^\s{2}\d+\)([\s\S]*?)Error:",
+        r"^case\s(.*):\smismatch",
+    ]:
+        for failure in re.findall(pattern, log, re.MULTILINE):
+            m[re.sub(r"\s+", " ", failure).strip()] = "FAILED"
+    return m
+
+
+def emotion(log, v5):
+    m = {}
+    for failure in re.findall(r"^FAIL\s(.*)", log, re.MULTILINE):
+        m[failure.strip()] = "FAILED"
+    for passing in re.findall(r"^PASS\s(.*)", log, re.MULTILINE):
+        m[passing.strip()] = "PASSED"
+    return m
+
+
+def grommet(log, v5):
+    timing = r"\s\([\d\.]+\s?(?:ms|s)\)$"
+    m = {}
+    for failure in re.findall(r"^FAIL\s(.*)", log, re.MULTILINE):
+        m[re.sub(timing, "", failure.strip())] = "FAILED"
+    for passing in re.findall(r"^PASS\s(.*)", log, re.MULTILINE):
+        m[re.sub(timing, "", passing.strip())] = "PASSED"
+    return m
+
+
+def next_v1(log, v5):
+    m = {}
+    suite = []
+    log = re.sub(r"\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])", "", log)
+    log = re.sub(r"AssertionError:\s+#([\s\S]*?)\n\n", "", log, flags=re.DOTALL)
+    fail_pattern = r".*?✗\s*(.*)"
+    pass_pattern = r".*?✓\s*(.*)"
+    for log in log.split(" xvfb-run ")[1:]:
+        log = log.split("Starting browser Chrome")[-1]
+        for line in log.split("\n"):
+            if line.startswith("TOTAL"):
+                break
+            elif any([line.strip().startswith(x) for x in ["ERROR", "LOG", "WARN", "Check", "in"]]):
+                continue
+            elif re.match(fail_pattern, line) is not None:
+                test = re.match(fail_pattern, line).group(1)
+                m[" - ".join([x[0] for x in suite] + [test])] = "FAILED"
+            elif re.match(pass_pattern, line) is not None:
+                test = re.match(pass_pattern, line).group(1)
+                m[" - ".join([x[0] for x in suite] + [test])] = "PASSED"
+            elif len(line) - len(line.lstrip()) > 0:
+                indent = len(line) - len(line.lstrip())
+                if len(suite) == 0:
+                    suite = [(line.strip(), indent)]
+                else:
+                    while len(suite) > 0 and suite[-1][-1] >= indent:
+                        suite.pop()
+                    suite.append([line.strip(), indent])
+    return m
+
+
+def next_v2(log, v5):
+    m = {}
+    pattern = r"Running\:(.*)\)\n{3}\s{2}(.*)\n"
+    split = re.split(pattern, log)
+    suites = re.findall(pattern, log)
+    for idx, suite in enumerate(suites):
+        suite = suite[-1]
+        part = split[(idx + 1) * 3]
+        for failure in re.findall(r"^\s{4}\d+\)\s(.*)", part, re.MULTILINE):
+            m[f"{suite}: {failure.strip()}"] = "FAILED"
+        for success in re.findall(r"^\s{4}✓\s(.*)\(", part, re.MULTILINE):
+            m[f"{suite}: {success.strip()}"] = "PASSED"
+    return m
+
+
+def cypress(log, v5):
+    m = {}
+    for part in log.split("../..")[:-1]:
+        for test in re.findall(r"\"fullTitle\"\:\s\"(.*)\",\n", part.split('  "passes": [')[-1].rsplit("  }", 1)[0], re.MULTILINE):
+            m[test] = "PASSED"
+        for test in re.findall(r"\"fullTitle\"\:\s\"(.*)\",\n", part.split('  "failures": [')[-1].rsplit("  ],", 1)[0], re.MULTILINE):
+            m[test] = "FAILED"
+    return m
+
+
+def carbon(log, v5):
+    return react_pdf(log, v5)
+
+
+def lighthouse_mocha(log, v5):
+    m = {}
+    for run in re.split(r"running\s\d+\stest\sfiles", log)[1:]:
+        run = re.split(r"\d+\spassing", run)[0].strip()
+        suite = []
+        for line in run.split("\n"):
+            found = False
+            for pattern in [
+                (r"✔\s(.*)\s\(\d+m+s\)", "PASSED"),
+                (r"✔\s(.*)", "PASSED"),
+                (r"\d+\)\s(.*)\s\(\d+m+s\)", "FAILED"),
+                (r"\d+\)\s(.*)", "FAILED"),
+            ]:
+                if re.match(pattern[0], line.strip()):
+                    test = re.match(pattern[0], line.strip()).group(1)
+                    m[" - ".join([x[0] for x in suite] + [test])] = pattern[1]
+                    found = True
+                    break
+            if not found and len(line) - len(line.lstrip()) > 0:
+                indent = len(line) - len(line.lstrip())
+                if len(suite) == 0:
+                    suite = [(line.strip(), indent)]
+                else:
+                    while len(suite) > 0 and suite[-1][-1] >= indent:
+                        suite.pop()
+                    suite.append([line.strip(), indent])
+    return m
+
+
+def lighthouse_json(log, v5):
+    m = {}
+    for part in log.split("./node_modules/.bin/mocha --reporter json")[1:]:
+        for test in re.findall(r"\"fullTitle\"\:\s\"(.*)\",\n", part.split('"passes": [')[-1].rsplit("]", 1)[0], re.MULTILINE):
+            m[test] = "PASSED"
+        for test in re.findall(r"\"fullTitle\"\:\s\"(.*)\",\n", part.split('"failures": [')[-1].rsplit("],", 1)[0], re.MULTILINE):
+            m[test] = "FAILED"
+    return m
+
+
+def quarto_cli(log, v5):
+    tmp_file_patterns = [r"/tmp/(\w+)\.qmd", r"/tmp/(\w+)/"]
+    tmp_key_map = {}
+    cnt = 0
+    m = {}
+    for line in log.split("\n"):
+        if re.search(r"ERRORS", line) or re.search(r"failures:", line):
+            break
+        if re.search(r"\[(smoke|unit)\]", line):
+            for pattern in tmp_file_patterns:
+                match = re.search(pattern, line)
+                if match:
+                    if match.group(0) not in tmp_key_map.keys():
+                        tmp_key_map[match.group(0)] = cnt
+                        cnt += 1
+                    line = re.sub(pattern, f"/tmp/{tmp_key_map[match.group(0)]}", line)
+            test_name = line.split("...")[0].strip()
+            for pattern in [(r"32mok", "PASSED"), (r"31mFAILED", "FAILED")]:
+                reject_condition = (
+                    re.match(r"test result:", line)
+                    or (re.search("passed", line) and re.search("failed", line) and re.search("steps", line))
+                    or (re.search("34mINFO", line))
+                )
+                if re.search(pattern[0], line) and not reject_condition:
+                    m[test_name] = pattern[1]
+                    break
+            if test_name not in m and not reject_condition:
+                m[test_name] = "FAILED"
+    return m
+
+
+def dispatch(spec, v5, log):
+    """The dispatching parsers, given a test_spec dict."""
+    name = spec["parser"]
+    iid, version = spec.get("instance_id", ""), spec.get("version", "")
+    if name == "immutable_js":
+        pr = iid.split("-")[-1]
+        if pr in ["2006"]:
+            return jest(log, v5)
+        elif pr in ["2005"]:
+            return jest_json(log, v5)
+        raise ValueError(f"Unknown instance id: {iid}")
+    if name == "jekyll":
+        pr = iid.split("-")[1]
+        if pr in ["9141", "8047", "8167"]:
+            return minitest(log, v5)
+        elif pr in ["8761", "8771"]:
+            return cucumber(log, v5)
+        raise ValueError(f"Unknown instance id: {iid}")
+    if name == "next":
+        return next_v2(log, v5) if version in ["1.27"] else next_v1(log, v5)
+    if name == "lighthouse":
+        if version in ["9.5", "10.0", "10.2"]:
+            return lighthouse_mocha(log, v5)
+        elif float(version) >= 3:
+            return carbon(log, v5)
+        return lighthouse_json(log, v5)
+    raise KeyError(name)
+
+
+def immutable_js(log, v5):
+    return dispatch({"parser": "immutable_js"}, v5, log)
+
+
+def jekyll(log, v5):
+    return dispatch({"parser": "jekyll"}, v5, log)
+
+
+def next(log, v5):
+    return dispatch({"parser": "next"}, v5, log)
+
+
+def lighthouse(log, v5):
+    return dispatch({"parser": "lighthouse"}, v5, log)
+
+
 def main():
     cases = json.load(sys.stdin)
     out = []
     for case in cases:
         fn = globals()[case["parser"]]
         try:
-            out.append({"map": fn(case["log"], case["rules"] == "v5")})
-        except (IndexError, AttributeError, ET.ParseError) as e:
+            if case.get("target"):
+                spec = dict(case["target"], parser=case["parser"])
+                out.append({"map": dispatch(spec, case["rules"] == "v5", case["log"])})
+            else:
+                out.append({"map": fn(case["log"], case["rules"] == "v5")})
+        except (IndexError, AttributeError, KeyError, TypeError, ValueError, ET.ParseError) as e:
             out.append({"error": type(e).__name__})
     json.dump(out, sys.stdout)
 

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/grade"
+)
+
+// kubeArgs are the flags that send a run to the test cluster, in a
+// namespace that exists.
+func kubeArgs(t *testing.T) []string {
+	t.Helper()
+	cfg := testenv.Kubeconfig(t)
+	testenv.EnsureNamespace(t, testenv.KubeClientset(t), testenv.KubeNamespace)
+	return []string{"--kubeconfig", cfg, "--kube_namespace", testenv.KubeNamespace}
+}
+
+// runPods counts the pods of a run still in the test namespace.
+func runPods(t *testing.T, runID string) int {
+	t.Helper()
+	pods, err := testenv.KubeClientset(t).CoreV1().Pods(testenv.KubeNamespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: swebench.LabelRun + "=" + runID})
+	require.NoError(t, err)
+	return len(pods.Items)
+}
+
+func readRunReport(t *testing.T, path string) grade.RunReport {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rep grade.RunReport
+	require.NoError(t, rep.UnmarshalJSON(data))
+	return rep
+}
+
+// The demo run as pods (the checkout copied into each) gives the verdicts
+// it gives on Docker, and leaves no pod of the run behind.
+func TestKubeDemo(t *testing.T) {
+	args := kubeArgs(t)
+	r := buildDemoRepoT(t)
+	cases, err := readDemoCases(demoFS(), r.Repo, r.Commits)
+	require.NoError(t, err)
+	runID := "kube-" + testenv.Session(t)
+	logDir := t.TempDir()
+	var out bytes.Buffer
+	code := run(context.Background(), append([]string{"demo", "--log_dir", logDir, "--run_id", runID, "--max_workers", "4"}, args...), nil, &out, &out)
+	t.Log(out.String())
+	require.Equal(t, exitOK, code, "the demo failed or a verdict differs")
+	assert.Contains(t, out.String(), "demo: all 7 verdicts are the expected ones.")
+	assert.Contains(t, out.String(), "outcomes: 2 resolved, 2 unresolved, 1 patch_failed, 1 timed_out, 1 empty_patch\n")
+
+	rep := readRunReport(t, filepath.Join(logDir, demoModel+"."+runID+".json"))
+	want := map[swebench.Status][]string{}
+	for _, c := range cases {
+		want[c.Expected] = append(want[c.Expected], c.Instance.InstanceID)
+	}
+	assert.Equal(t, len(cases), rep.TotalInstances)
+	assert.Equal(t, want[swebench.StatusResolved], rep.ResolvedIDs)
+	assert.Equal(t, want[swebench.StatusUnresolved], rep.UnresolvedIDs)
+	assert.Equal(t, want[swebench.StatusError], rep.ErrorIDs)
+	assert.Equal(t, want[swebench.StatusEmptyPatch], rep.EmptyPatchIDs)
+
+	b, err := os.ReadFile(filepath.Join(logDir, "run_evaluation", runID, demoModel, "swebox__demo-1", "run_instance.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "Copied the checkout into the container", "workspace mode copies the checkout into the pod")
+	assert.Zero(t, runPods(t, runID), "the run left pods behind")
+}
+
+// An image the nodes lack is an infrastructure failure (image_missing),
+// never a verdict on the prediction: whether the first pod of the run (the
+// network isolation probe) or an instance's own pod meets it.
+func TestKubeImageMissing(t *testing.T) {
+	args := kubeArgs(t)
+	ds, preds, repos := exportDemoT(t)
+	img := os.Getenv("SWEBOX_TEST_IMAGE")
+	if img == "" {
+		img = swebench.DefaultImage
+	}
+	const missing = "swebox/no-such-image:0"
+	imageMap := filepath.Join(t.TempDir(), "images.json")
+	require.NoError(t, os.WriteFile(imageMap, []byte(`{"swebox/demo:0.1": "`+img+`", "swebox/demo:0.2": "`+missing+`"}`), 0o644))
+	cases := []struct {
+		name  string
+		flags []string
+		want  map[string]string
+	}{
+		{name: "first pod", flags: []string{"-i", "swebox__demo-1", "--image", missing},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeImageMissing)}},
+		// One worker: swebox__demo-1's pod proves the isolation, then
+		// swebox__demo-7's own pod cannot start.
+		{name: "instance pod", flags: []string{"-i", "swebox__demo-1", "swebox__demo-7", "--image_map", imageMap, "--max_workers", "1"},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeResolved), "swebox__demo-7": string(swebench.OutcomeImageMissing)}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			runID := fmt.Sprintf("kube-noimg%d-%s", i, testenv.Session(t))
+			logDir := t.TempDir()
+			var out bytes.Buffer
+			code := run(context.Background(), append(append([]string{"-d", ds, "-p", preds, "--repos", repos, "--run_id", runID,
+				"--log_dir", logDir, "--report_dir", logDir}, tc.flags...), args...), nil, &out, &out)
+			t.Log(out.String())
+			require.Equal(t, exitOK, code)
+			rep := readRunReport(t, filepath.Join(logDir, demoModel+"."+runID+".json"))
+			assert.Equal(t, tc.want, rep.Outcomes)
+			assert.Empty(t, rep.UnresolvedIDs, "a missing image is never the model's failure")
+			assert.Zero(t, runPods(t, runID))
+		})
+	}
+}
+
+// eval prune --run_id removes the pods a run left.
+func TestKubePrune(t *testing.T) {
+	args := kubeArgs(t)
+	runID := "kube-prune-" + testenv.Session(t)
+	c := testenv.KubeClient(t)
+	img := os.Getenv("SWEBOX_TEST_IMAGE")
+	if img == "" {
+		img = swebench.DefaultImage
+	}
+	for range 2 {
+		_, err := c.Create(context.Background(), sandbox.Spec{Image: img, Labels: map[string]string{swebench.LabelRun: runID}})
+		require.NoError(t, err)
+	}
+	require.Equal(t, 2, runPods(t, runID))
+	var out bytes.Buffer
+	code := run(context.Background(), append([]string{"prune", "--run_id", runID}, args...), nil, &out, &out)
+	require.Equal(t, exitOK, code, out.String())
+	assert.Contains(t, out.String(), "removed 2 pods")
+	assert.Zero(t, runPods(t, runID))
+}
+
+// SIGINT to the eval process in the middle of a run on the cluster: it
+// exits with 130 and deletes every pod of the run, the hanging instance's
+// included.
+func TestKubeInterrupt(t *testing.T) {
+	args := kubeArgs(t)
+	bin := testenv.BuildEval(t)
+	runID := "kube-int-" + testenv.Session(t)
+	inFlight := -1
+	log, err := interruptAfterVerdict(t, exec.Command(bin, append([]string{"demo", "--log_dir", t.TempDir(), "--run_id", runID, "--max_workers", "4"}, args...)...),
+		func() { inFlight = runPods(t, runID) })
+	t.Log(log)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitInterrupted, ee.ExitCode())
+	assert.Positive(t, inFlight, "pods of the run were running when the signal came")
+	assert.Zero(t, runPods(t, runID), "the interrupted run left pods behind")
+}

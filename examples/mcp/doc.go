@@ -1,0 +1,61 @@
+// Command mcp serves swebox's sandboxes and SWE-bench evaluator as Model
+// Context Protocol tools, on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk). Agents add it to their MCP
+// configuration and call:
+//
+//	run_python, run_shell, run_tests        one fresh hardened sandbox per call
+//	session_create, session_exec,           a sandbox whose files and packages
+//	session_write_file, session_read_file,  persist across calls until closed
+//	session_list, session_close             or idle too long
+//	job_status, job_cancel                  calls started with background: true
+//	swebench_evaluate, swebench_grade_log   a patch graded against an instance
+//
+// Over stdio (the default; what desktop agents spawn):
+//
+//	go run ./examples/mcp
+//
+// Over streamable HTTP, on loopback unless a host is given, behind a bearer
+// token (--token, SWEBOX_MCP_TOKEN, or one generated and printed once to
+// stderr); a request without it gets 401 before anything runs:
+//
+//	go run ./examples/mcp --http :8765
+//
+// Limits are the server's flags, never tool arguments: the longest run
+// (--timeout; a call's timeout_s is capped to it), the output kept per stream
+// (--output-limit), the artifact bytes inlined in a result (--artifact-limit;
+// larger files become resource links), the memory of every sandbox
+// (--memory), the images tools may name (--image), sessions per client
+// (--max-sessions), session idle expiry (--idle), concurrent sandboxes
+// (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
+// session may ask to reach through the egress proxy. Nothing a client sends
+// can name a host path, a mount or a relaxation of the sandbox: files come as
+// content, a URL the server fetches (public addresses only) or a resource
+// link the server returned.
+//
+// Images a program writes under output/ come back as MCP image content, other
+// files as embedded resources within the cap and as resource links
+// (swebox://blob/...) beyond it, readable with resources/read. In HTTP mode a
+// sandbox session, a job and a link belong to the MCP session that created
+// them; another client can neither see nor use them, and they end with it.
+//
+// Every tool call is logged as one JSON line (client, tool, session, job,
+// duration_ms, exit, bytes) to stderr or --log-file. Every container carries
+// the label swebox.session=<--name>; at start the server removes what an
+// earlier server of the same name left behind (a crash, a kill -9), so two
+// servers on one engine need distinct names. Temporary files (workspaces,
+// environments, evaluation trees) live under
+// $TMPDIR/swebox-mcp-<--name>/<instance>/, locked by the live server; a new
+// server removes the instance directories whose lock is free, never a live
+// one's.
+//
+// A background job's job_status reports, while it runs, the elapsed time,
+// progress and the stdout and stderr written so far (head and tail, capped
+// by --output-limit); once ended, the call's result.
+//
+// swebench_evaluate and swebench_grade_log work on the datasets given with
+// --dataset (JSON or JSONL files in the official format), with repositories
+// from --repos directories of local sources:
+//
+//	go run ./examples/eval demo --export /tmp/demo
+//	go run ./examples/mcp --dataset /tmp/demo/dataset.jsonl --repos /tmp/demo/repos
+package main

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/repo"
+	"github.com/swebox/swebox/swebench/spec"
+)
+
+// logTailBytes is how much of test_output.txt a result carries.
+const logTailBytes = 8 << 10
+
+// evaluator grades patches against the instances of the datasets the server
+// was started with.
+type evaluator struct {
+	datasets map[string][]dataset.Instance
+	names    []string
+	repos    *repo.Cache
+	client   *sandbox.Client
+	image    string
+	timeout  time.Duration
+	memory   int64
+	workDir  string
+}
+
+func newEvaluator(cfg config, client *sandbox.Client) (*evaluator, error) {
+	e := &evaluator{datasets: map[string][]dataset.Instance{}, client: client, image: cfg.Images[0],
+		timeout: cfg.EvalTimeout, memory: cfg.Memory}
+	for _, p := range cfg.Datasets {
+		ds, err := dataset.LoadDataset(p)
+		if err != nil {
+			return nil, fmt.Errorf("--dataset: %w", err)
+		}
+		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		if _, dup := e.datasets[name]; dup {
+			return nil, fmt.Errorf("--dataset: two datasets named %q", name)
+		}
+		e.datasets[name] = ds
+		e.names = append(e.names, name)
+	}
+	sort.Strings(e.names)
+	if len(e.names) == 0 {
+		return e, nil
+	}
+	var opts []repo.Option
+	if len(cfg.Repos) > 0 {
+		opts = append(opts, repo.WithLocalSources(cfg.Repos...))
+	}
+	r, err := repo.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("repository cache: %w", err)
+	}
+	e.repos = r
+	dir, err := os.MkdirTemp("", "swebox-mcp-eval-")
+	if err != nil {
+		return nil, err
+	}
+	e.workDir = dir
+	return e, nil
+}
+
+func (e *evaluator) Close() error {
+	if e.workDir == "" {
+		return nil
+	}
+	return os.RemoveAll(e.workDir)
+}
+
+// instance finds id in the named dataset ("" when the server has one).
+func (e *evaluator) instance(name, id string) (dataset.Instance, string, error) {
+	if len(e.names) == 0 {
+		return dataset.Instance{}, "", toolErrorf("this server was started without a SWE-bench dataset (--dataset); it cannot evaluate or grade")
+	}
+	if name == "" {
+		if len(e.names) > 1 {
+			return dataset.Instance{}, "", toolErrorf("this server has several datasets; name one: %s", strings.Join(e.names, ", "))
+		}
+		name = e.names[0]
+	}
+	ds, ok := e.datasets[name]
+	if !ok {
+		return dataset.Instance{}, "", toolErrorf("no dataset %q on this server; it has: %s", name, strings.Join(e.names, ", "))
+	}
+	for _, inst := range ds {
+		if inst.InstanceID == id {
+			return inst, name, nil
+		}
+	}
+	return dataset.Instance{}, "", toolErrorf("no instance %q in dataset %q", id, name)
+}
+
+type fraction struct {
+	Passed int `json:"passed"`
+	Total  int `json:"total"`
+}
+
+type evaluateIn struct {
+	InstanceID string `json:"instance_id" jsonschema:"the SWE-bench instance, e.g. astropy__astropy-12907"`
+	Patch      string `json:"patch" jsonschema:"your fix as a unified diff (git diff output) against the instance's base commit; test files you change are reset before the tests run"`
+	Dataset    string `json:"dataset,omitempty" jsonschema:"which of the server's datasets holds the instance; needed only when it has several"`
+	Background bool   `json:"background,omitempty" jsonschema:"return a job id at once (evaluations take minutes); poll job_status for the report"`
+}
+
+type evaluateOut struct {
+	InstanceID   string         `json:"instance_id"`
+	Dataset      string         `json:"dataset"`
+	Status       string         `json:"status" jsonschema:"resolved (every FAIL_TO_PASS and PASS_TO_PASS test passes), unresolved, error (the patch did not apply, or the tests could not run: see error), empty_patch"`
+	Resolved     bool           `json:"resolved"`
+	FailToPass   fraction       `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass"`
+	PassToPass   fraction       `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
+	Error        string         `json:"error,omitempty"`
+	PatchCommand string         `json:"patch_command,omitempty" jsonschema:"the command that applied the patch"`
+	Report       map[string]any `json:"report,omitempty" jsonschema:"the official report.json, per-test results under tests_status"`
+	LogTail      string         `json:"log_tail,omitempty" jsonschema:"the end of the test output"`
+	DurationMS   int64          `json:"duration_ms"`
+}
+
+type gradeIn struct {
+	InstanceID string `json:"instance_id" jsonschema:"the SWE-bench instance the log belongs to"`
+	Log        string `json:"log" jsonschema:"the test output (test_output.txt) of the instance's eval script, with its start and end markers"`
+	Dataset    string `json:"dataset,omitempty" jsonschema:"which of the server's datasets holds the instance; needed only when it has several"`
+}
+
+type gradeOut struct {
+	InstanceID string         `json:"instance_id"`
+	Resolved   bool           `json:"resolved"`
+	Report     map[string]any `json:"report" jsonschema:"report.json as the official harness writes it"`
+}
+
+func (e *evaluator) evaluate(ctx context.Context, in evaluateIn) (evaluateOut, error) {
+	inst, name, err := e.instance(in.Dataset, in.InstanceID)
+	if err != nil {
+		return evaluateOut{}, err
+	}
+	dir, err := os.MkdirTemp(e.workDir, "run-")
+	if err != nil {
+		return evaluateOut{}, err
+	}
+	defer os.RemoveAll(dir)
+	patch := in.Patch
+	cfg := swebench.Config{
+		Dataset:     []dataset.Instance{inst},
+		Predictions: []dataset.Prediction{{InstanceID: inst.InstanceID, ModelNameOrPath: "mcp", ModelPatch: &patch}},
+		RunID:       filepath.Base(dir),
+		MaxWorkers:  1,
+		Timeout:     e.timeout,
+		LogDir:      filepath.Join(dir, "logs"),
+		ReportDir:   dir,
+		WorkDir:     filepath.Join(dir, "work"),
+		Image:       e.image,
+		Repos:       e.repos,
+		Sandboxes:   []*sandbox.Client{e.client},
+		Limits:      sandbox.Limits{Memory: e.memory},
+	}
+	res, err := swebench.Evaluate(ctx, cfg)
+	if err != nil {
+		return evaluateOut{}, fmt.Errorf("evaluate: %w", err)
+	}
+	out := evaluateOut{InstanceID: inst.InstanceID, Dataset: name}
+	if len(res.Instances) != 1 {
+		return evaluateOut{}, fmt.Errorf("evaluate: %d instance results for one instance", len(res.Instances))
+	}
+	ir := res.Instances[0]
+	out.Status, out.Resolved = string(ir.Status), ir.Status == swebench.StatusResolved
+	out.FailToPass = fraction{ir.FailToPass.Passed, ir.FailToPass.Total}
+	out.PassToPass = fraction{ir.PassToPass.Passed, ir.PassToPass.Total}
+	out.Error, out.PatchCommand, out.DurationMS = ir.Error, ir.PatchCommand, ir.Duration.Milliseconds()
+	if ir.LogDir != "" {
+		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "report.json")); err == nil {
+			var rep map[string]map[string]any
+			if json.Unmarshal(b, &rep) == nil {
+				out.Report = rep[inst.InstanceID]
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil {
+			out.LogTail = tail(string(b), logTailBytes)
+		}
+	}
+	return out, nil
+}
+
+func (e *evaluator) grade(in gradeIn) (gradeOut, error) {
+	inst, _, err := e.instance(in.Dataset, in.InstanceID)
+	if err != nil {
+		return gradeOut{}, err
+	}
+	ts, err := spec.For(inst)
+	if err != nil {
+		return gradeOut{}, toolErrorf("instance %s has no test specification: %v", inst.InstanceID, err)
+	}
+	rep, err := grade.Grade(grade.Input{
+		InstanceID: inst.InstanceID, Log: in.Log, Parser: ts.Parser, Repo: inst.Repo,
+		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
+		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly, // Rules: empty is v5
+	})
+	if err != nil {
+		return gradeOut{}, toolErrorf("the log cannot be graded: %v", err)
+	}
+	var m map[string]map[string]any
+	if err := json.Unmarshal(rep.Encode(), &m); err != nil {
+		return gradeOut{}, fmt.Errorf("decode report: %w", err)
+	}
+	return gradeOut{InstanceID: inst.InstanceID, Resolved: rep.Resolved, Report: m[inst.InstanceID]}, nil
+}
+
+func (s *server) addSWEBenchTools(srv *mcp.Server) {
+	addTool[evaluateIn, any](s, srv, &mcp.Tool{
+		Name: "swebench_evaluate",
+		Description: "Evaluate a patch for a SWE-bench instance exactly as the official harness does: check out the repository at the instance's base commit in a sandbox, apply your patch, " +
+			"run the instance's tests and grade FAIL_TO_PASS and PASS_TO_PASS. Returns resolved or not, the per-test report and the end of the test log. Takes minutes; consider background: true.",
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in evaluateIn) (*mcp.CallToolResult, error) {
+		if _, _, err := s.evals.instance(in.Dataset, in.InstanceID); err != nil {
+			return nil, err
+		}
+		res, err := s.runTool(ctx, req, c, "swebench_evaluate", in.Background, s.cfg.EvalTimeout, func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
+			release, err := s.acquire(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			out, err := s.evals.evaluate(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			res, n := result(out)
+			c.bytes = n
+			return res, nil
+		})
+		return res, err
+	})
+
+	addTool[gradeIn, gradeOut](s, srv, &mcp.Tool{
+		Name: "swebench_grade_log",
+		Description: "Grade the test output of a SWE-bench instance's eval script as the official harness does, without running anything: " +
+			"parse the log with the repository's parser and apply the FAIL_TO_PASS / PASS_TO_PASS rules. Returns report.json.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, _ *mcp.CallToolRequest, c *call, in gradeIn) (*mcp.CallToolResult, error) {
+		out, err := s.evals.grade(in)
+		if err != nil {
+			return nil, err
+		}
+		res, n := result(out)
+		c.bytes = n
+		return res, nil
+	})
+}

@@ -1,0 +1,449 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/swebox/swebox/sandbox/internal/agentbin"
+	"github.com/swebox/swebox/sandbox/internal/execagent"
+)
+
+// Where the exec agent lives inside a sandbox: its binary, mounted
+// read-only, and the directory of its socket, a per-sandbox host directory
+// mounted read-write.
+const (
+	agentBinTarget  = "/run/swebox/agent"
+	agentSockTarget = "/run/swebox/sock"
+	agentSockName   = "agent.sock"
+	// maxSocketPath is the size of sun_path in a Unix socket address on
+	// Linux, the terminating NUL included.
+	maxSocketPath  = 108
+	agentExitName  = "agent.exit"
+	agentStartName = "agent.started"
+	// labelAgentDir names, on a sandbox, its socket directory under the
+	// agent base directory, so that Prune removes the directory with it.
+	labelAgentDir = "swebox.agentdir"
+	// agentDirMinAge: Prune leaves a socket directory without a sandbox
+	// alone this long, as the sandbox may still be in creation.
+	agentDirMinAge = 10 * time.Minute
+)
+
+// agentSharedTimeout bounds the wait for a new sandbox's main process to
+// show in the socket directory; when it never does, the engine does not
+// see the client's files (a VM, a forwarded socket). agentReadyTimeout
+// bounds the wait for the agent to listen once it has.
+const (
+	agentSharedTimeout = 5 * time.Second
+	agentReadyTimeout  = 30 * time.Second
+)
+
+// agentKeepalive is the main process of a sandbox with an agent: it marks
+// the socket directory (so that the host knows it is shared), starts the
+// agent in the background, writes the agent's exit status next to the
+// socket if it ends (so that the host stops waiting for it), and idles like
+// keepalive.
+var agentKeepalive = []string{"/bin/sh", "-c",
+	`trap 'exit 0' TERM INT; : > "$1/` + agentStartName + `"; ` +
+		`{ "$0" serve "$1/` + agentSockName + `"; echo $? > "$1/` + agentExitName + `"; } & ` +
+		`while :; do sleep 3600 & wait $!; done`,
+	agentBinTarget, agentSockTarget}
+
+// agentHost is what a client needs to give its sandboxes an agent: the
+// binary installed on the host and the private directory that holds the
+// sandboxes' socket directories.
+type agentHost struct {
+	bin  string
+	base string
+	// unreachable is set once a sandbox's agent never answered although it
+	// did not fail: the engine does not share the client's filesystem, so
+	// later sandboxes do without an agent at once.
+	unreachable atomic.Bool
+}
+
+// newAgentHost installs the agent for the engine's architecture. The agent
+// is reachable only when the engine runs on this machine, which the caller
+// has checked (a local Unix socket).
+func newAgentHost(arch string) (*agentHost, error) {
+	if runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("the exec agent needs an engine on this Linux machine, not %s", runtime.GOOS)
+	}
+	base, err := agentBaseDir()
+	if err != nil {
+		return nil, err
+	}
+	binDir := filepath.Join(base, "bin")
+	if cache, err := os.UserCacheDir(); err == nil {
+		binDir = filepath.Join(cache, "swebox")
+	}
+	bin, err := agentbin.Install(binDir, arch)
+	if err != nil {
+		return nil, err
+	}
+	return &agentHost{bin: bin, base: base}, nil
+}
+
+// agentBaseDir returns the directory that holds the sandboxes' socket
+// directories, made private to the current user: it is in a shared
+// temporary directory, so an existing one must be a real directory of ours.
+func agentBaseDir() (string, error) {
+	base := agentBase()
+	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("make agent directory: %w", err)
+	}
+	fi, err := os.Lstat(base)
+	if err != nil {
+		return "", fmt.Errorf("make agent directory: %w", err)
+	}
+	if !fi.IsDir() || !ownedByMe(fi) {
+		return "", fmt.Errorf("agent directory %s is not a directory owned by uid %d", base, os.Getuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(base, 0o700); err != nil {
+			return "", fmt.Errorf("make agent directory private: %w", err)
+		}
+	}
+	return base, nil
+}
+
+// sandboxAgent is one sandbox's agent, seen from the host.
+type sandboxAgent struct {
+	dir  string // host directory mounted at agentSockTarget
+	sock string // host path of the socket
+	// gone is set when the agent stopped answering; commands then go
+	// through the engine.
+	gone atomic.Bool
+}
+
+// newSandboxAgent makes the socket directory of a sandbox that runs as
+// uid:gid: private to that user, who must own it to create the socket.
+func (h *agentHost) newSandboxAgent(session string, uid, gid int) (*sandboxAgent, error) {
+	// The session only makes the name readable; a short prefix of it keeps
+	// the socket's path within a Unix socket address.
+	dir, err := os.MkdirTemp(h.base, session[:min(len(session), 16)]+"-")
+	if err != nil {
+		return nil, fmt.Errorf("make agent socket directory: %w", err)
+	}
+	if sock := filepath.Join(dir, agentSockName); len(sock) >= maxSocketPath {
+		_ = os.Remove(dir)
+		return nil, fmt.Errorf("agent socket path %s is longer than a Unix socket address allows (%d bytes)", sock, maxSocketPath-1)
+	}
+	if uid != os.Getuid() || gid != os.Getgid() {
+		if err := os.Chown(dir, uid, gid); err != nil {
+			_ = os.Remove(dir)
+			return nil, fmt.Errorf("give the agent socket directory to uid %d: %w", uid, err)
+		}
+	}
+	return &sandboxAgent{dir: dir, sock: filepath.Join(dir, agentSockName)}, nil
+}
+
+// mounts are the agent's mounts in the sandbox.
+func (a *sandboxAgent) mounts(bin string) []Mount {
+	return []Mount{
+		{Type: "bind", Source: bin, Target: agentBinTarget, ReadOnly: true},
+		{Type: "bind", Source: a.dir, Target: agentSockTarget},
+	}
+}
+
+// Why a sandbox's agent is not used.
+var (
+	// errAgentFailed: the agent ended in the sandbox (it cannot run there).
+	errAgentFailed = errors.New("exec agent ended")
+	// errAgentNotShared: the sandbox never wrote to its socket directory:
+	// the engine does not see this machine's files.
+	errAgentNotShared = errors.New("the engine does not share the exec agent's directory")
+)
+
+// waitReady waits until the agent accepts connections. It fails at once
+// when the agent has ended, after agentSharedTimeout when the sandbox never
+// marked its directory, and after agentReadyTimeout otherwise.
+func (a *sandboxAgent) waitReady(ctx context.Context) error {
+	start := time.Now()
+	delay := 500 * time.Microsecond
+	shared := false
+	for {
+		conn, err := net.DialTimeout("unix", a.sock, time.Second)
+		if err == nil {
+			return conn.Close()
+		}
+		if b, rerr := os.ReadFile(filepath.Join(a.dir, agentExitName)); rerr == nil {
+			return fmt.Errorf("%w with status %s", errAgentFailed, strings.TrimSpace(string(b)))
+		}
+		if !shared {
+			_, serr := os.Stat(filepath.Join(a.dir, agentStartName))
+			shared = serr == nil
+		}
+		switch waited := time.Since(start); {
+		case !shared && waited > agentSharedTimeout:
+			return fmt.Errorf("%w: nothing appeared in %s for %v", errAgentNotShared, a.dir, agentSharedTimeout)
+		case waited > agentReadyTimeout:
+			return fmt.Errorf("exec agent did not listen for %v: %w", agentReadyTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("exec agent did not listen: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 20*time.Millisecond)
+	}
+}
+
+// remove deletes the socket directory.
+func (a *sandboxAgent) remove() error {
+	if err := os.RemoveAll(a.dir); err != nil {
+		return fmt.Errorf("remove agent socket directory: %w", err)
+	}
+	return nil
+}
+
+// agentStart maps a request to the agent's StartRequest.
+func agentStart(req ExecRequest) execagent.StartRequest {
+	env := make([]string, 0, len(req.Env))
+	for k, v := range req.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return execagent.StartRequest{Argv: req.Cmd, Env: env, Dir: req.WorkingDir, TimeoutNS: int64(req.Timeout)}
+}
+
+// agentResult maps the agent's result to an ExecResult, reading the same as
+// the engine's exec would: a command that could not start exits 126 with
+// the engine's message on stdout, and Signal is derived from the exit code.
+func agentResult(r execagent.Result, res *ExecResult, stdout func(string)) Usage {
+	res.ExitCode = r.ExitCode
+	if r.StartError != "" {
+		stdout("OCI runtime exec failed: exec failed: unable to start container process: " + r.StartError + ": unknown\r\n")
+	}
+	res.TimedOut = r.TimedOut
+	if res.ExitCode > 128 && res.ExitCode < 128+65 {
+		res.Signal = res.ExitCode - 128
+	}
+	res.OOMKilled = r.OOMKilled && res.Signal == 9 && !res.TimedOut
+	return Usage{
+		MaxRSS:    r.MaxRSSKB << 10,
+		UserCPU:   time.Duration(r.UserNS),
+		SystemCPU: time.Duration(r.SysNS),
+	}
+}
+
+// Usage is what a command's processes used, as the kernel accounts it to
+// the processes that were waited for. The engine's exec cannot tell it, so
+// it is zero for commands that did not go through the exec agent.
+type Usage struct {
+	// MaxRSS is the peak resident memory of the largest single process, in
+	// bytes.
+	MaxRSS int64
+	// UserCPU and SystemCPU are the CPU time of all processes together.
+	UserCPU, SystemCPU time.Duration
+}
+
+// agentDialTimeout bounds connecting to an agent; it answers at once or is
+// gone.
+const agentDialTimeout = time.Second
+
+// agentState is a client's exec agent setup, made on first use.
+type agentState struct {
+	off  bool // WithExecAgent(false)
+	once sync.Once
+	host *agentHost
+	err  error // why the client's sandboxes have no agent
+}
+
+// agentFor prepares the agent of a sandbox about to be created from a
+// defaulted spec: it returns the agent (nil when the sandbox will have
+// none), and the spec and main command to create it with.
+func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
+	st := &c.agent
+	if st.off || !strings.HasPrefix(c.Host(), "unix://") || (spec.Runtime != "" && spec.Runtime != "runc") {
+		return nil, spec, keepalive
+	}
+	st.once.Do(func() { st.host, st.err = newAgentHost(runtime.GOARCH) })
+	if st.err != nil {
+		c.log.Debug("no exec agent", "cause", st.err)
+		return nil, spec, keepalive
+	}
+	if st.host.unreachable.Load() {
+		return nil, spec, keepalive
+	}
+	uid, gid, _ := parseUser(spec.User) // validated
+	a, err := st.host.newSandboxAgent(c.session, uid, gid)
+	if err != nil {
+		c.log.Debug("no exec agent", "cause", err)
+		return nil, spec, keepalive
+	}
+	spec.Mounts = append(append([]Mount(nil), spec.Mounts...), a.mounts(st.host.bin)...)
+	spec.Labels = mergeLabels(spec.Labels, map[string]string{labelAgentDir: filepath.Base(a.dir)})
+	return a, spec, agentKeepalive
+}
+
+// startAgent waits for a started sandbox's agent; a sandbox whose agent
+// does not answer runs its commands through the engine.
+func (s *Sandbox) startAgent(ctx context.Context, a *sandboxAgent) {
+	if a == nil {
+		return
+	}
+	err := a.waitReady(ctx)
+	if err == nil {
+		s.agent = a
+		return
+	}
+	s.c.log.Debug("exec agent not reachable; commands go through the engine", "id", shortID(s.id), "cause", err)
+	if errors.Is(err, errAgentNotShared) && s.isRunning(ctx) {
+		// Later sandboxes of this client do without an agent at once.
+		s.c.agent.host.unreachable.Store(true)
+	}
+	// The socket directory stays until the sandbox is removed (agentDir).
+}
+
+// sameUser reports whether two uid:gid strings name the same ids.
+func sameUser(a, b string) bool {
+	au, ag, err1 := parseUser(a)
+	bu, bg, err2 := parseUser(b)
+	return err1 == nil && err2 == nil && au == bu && ag == bg
+}
+
+// execAgent runs req through the sandbox's agent. ok is false when the
+// sandbox has no usable agent (none, it is gone, or req runs as another
+// user than the agent), and the caller then uses the engine's exec.
+func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (res ExecResult, err error, ok bool) {
+	a := s.agent
+	if a == nil || a.gone.Load() || !sameUser(user, s.spec.User) {
+		return ExecResult{}, nil, false
+	}
+	if err := ctx.Err(); err != nil {
+		return ExecResult{}, fmt.Errorf("exec %q: %w", req.Cmd[0], err), true
+	}
+	conn, err := net.DialTimeout("unix", a.sock, agentDialTimeout)
+	if err != nil {
+		if !s.isRunning(context.WithoutCancel(ctx)) {
+			return ExecResult{}, fmt.Errorf("%w: exec %q: %w", ErrNotRunning, req.Cmd[0], err), true
+		}
+		// Something in the sandbox ended its agent; the engine still works.
+		s.c.log.Debug("exec agent gone; commands go through the engine", "id", shortID(s.id), "cause", err)
+		a.gone.Store(true)
+		return ExecResult{}, nil, false
+	}
+	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
+	stdout := streamWriter(outBuf, req.Stdout)
+	start := time.Now()
+	r, err := execagent.Run(ctx, conn, execagent.Call{
+		Req: agentStart(req), Stdin: req.Stdin, Stdout: stdout, Stderr: streamWriter(errBuf, req.Stderr),
+	})
+	res.Duration = time.Since(start)
+	if err != nil {
+		res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
+		icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+		defer cancel()
+		if s.stopsSoon(icx) {
+			return ExecResult{}, fmt.Errorf("%w: exec %q: the container stopped while it ran: %w", ErrNotRunning, req.Cmd[0], err), true
+		}
+		// The agent died mid-command: nothing can find the command's
+		// processes any more, so the container goes.
+		unusable, kerr := s.markUnusable(fmt.Errorf("the exec agent failed while %q ran: %w", req.Cmd[0], err))
+		return ExecResult{}, errors.Join(unusable, kerr), true
+	}
+	res.Usage = agentResult(r, &res, func(msg string) { _, _ = stdout.Write([]byte(msg)) })
+	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
+	if r.TimedOut && ctx.Err() != nil {
+		err = fmt.Errorf("exec %q: %w", req.Cmd[0], ctx.Err())
+	}
+	if r.KillError != "" {
+		// As on the engine's path, the result stands and the sandbox
+		// refuses further commands.
+		_, kerr := s.markUnusable(fmt.Errorf("the exec agent could not kill %q: %s", req.Cmd[0], r.KillError))
+		err = errors.Join(err, kerr)
+	}
+	return res, err, true
+}
+
+// agentLossSettle is how long a lost agent connection waits for the engine
+// to report the container stopped: the agent dies with the container's
+// processes, a moment before the engine notices that the container ended.
+const agentLossSettle = 3 * time.Second
+
+// stopsSoon reports whether the container stops within agentLossSettle.
+func (s *Sandbox) stopsSoon(ctx context.Context) bool {
+	deadline := time.Now().Add(agentLossSettle)
+	for {
+		if !s.isRunning(ctx) {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// markUnusable kills the sandbox's container because processes of a
+// command may be left that cannot be found, and marks the sandbox unusable.
+// It returns the sandbox's new state, and the kill's error.
+func (s *Sandbox) markUnusable(cause error) (unusable, killErr error) {
+	s.c.log.Warn("killing container: processes of a command cannot be found", "id", shortID(s.id), "cause", cause)
+	s.mu.Lock()
+	s.unusable = fmt.Errorf("%w: %w; the container was killed", ErrUnusable, cause)
+	unusable = s.unusable
+	s.mu.Unlock()
+	kctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+	defer cancel()
+	return unusable, s.Kill(kctx, "KILL")
+}
+
+// agentBase is where the socket directories are; agentBaseDir makes it.
+func agentBase() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("swebox-agent-%d", os.Getuid()))
+}
+
+// removeAgentDir removes the socket directory a removed sandbox's label
+// names; an empty or malformed name is ignored.
+func removeAgentDir(name string) error {
+	if name == "" || name != filepath.Base(name) || name == "." || name == ".." || name == "bin" {
+		return nil
+	}
+	if err := os.RemoveAll(filepath.Join(agentBase(), name)); err != nil {
+		return fmt.Errorf("remove agent directory: %w", err)
+	}
+	return nil
+}
+
+// pruneAgentDirs removes the socket directories of a session (of every
+// session when all is set) that are older than agentDirMinAge: those of
+// sandboxes that were never created. Those of sandboxes go with them.
+func pruneAgentDirs(session string, all bool) error {
+	base := agentBase()
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("list agent directories: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		i := strings.LastIndexByte(name, '-')
+		if !e.IsDir() || i < 0 || (!all && name[:i] != session) {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < agentDirMinAge {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(base, name)); err != nil {
+			errs = append(errs, fmt.Errorf("remove agent directory: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// UsesExecAgent reports whether the sandbox's commands go through its exec
+// agent (see [WithExecAgent]) rather than the engine's exec.
+func (s *Sandbox) UsesExecAgent() bool { return s.agent != nil && !s.agent.gone.Load() }

@@ -1,0 +1,270 @@
+package sandbox_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+// agentSandbox creates a sandbox that must have an exec agent.
+func agentSandbox(t *testing.T, c *sandbox.Client) *sandbox.Sandbox {
+	t.Helper()
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	require.True(t, sb.UsesExecAgent(), "a sandbox on the local engine has an exec agent")
+	return sb
+}
+
+// agentClientPy talks to the agent's socket from inside the sandbox, as a
+// hostile command could: it sends a StartRequest (argv 1 is its JSON, with
+// any extra fields) and prints the agent's stdout and its result.
+const agentClientPy = `
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect("/run/swebox/sock/agent.sock")
+p = sys.argv[1].encode()
+s.sendall(struct.pack(">cI", b"S", len(p)) + p)
+out = b""
+while True:
+    h = b""
+    while len(h) < 5:
+        c = s.recv(5 - len(h))
+        if not c: sys.exit("agent hung up")
+        h += c
+    t, n = struct.unpack(">cI", h)
+    b = b""
+    while len(b) < n:
+        b += s.recv(n - len(b))
+    if t == b"o": out += b
+    if t == b"x":
+        print(json.dumps({"stdout": out.decode(), "result": json.loads(b)}))
+        break
+`
+
+func TestExecAgentIsTheDefaultAndCanBeTurnedOff(t *testing.T) {
+	type testCase struct {
+		name      string
+		opts      []sandbox.Option
+		wantAgent bool
+	}
+	for _, tc := range []testCase{
+		{name: "default", wantAgent: true},
+		{name: "off", opts: []sandbox.Option{sandbox.WithExecAgent(false)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, tc.opts...)
+			sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+			assert.Equal(t, tc.wantAgent, sb.UsesExecAgent())
+			res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "head -c 20000000 /dev/zero | tail -c 1 >/dev/null; echo ok"}})
+			assert.Equal(t, "ok\n", res.Stdout.String())
+			// Only the agent measures a command's resource usage.
+			assert.Equal(t, tc.wantAgent, res.Usage.MaxRSS > 0, "usage %+v", res.Usage)
+		})
+	}
+}
+
+// TestExecAgentSocketIsPrivate: the socket's directory belongs to the
+// sandbox's user alone, holds only its own socket, and no other sandbox's
+// socket is visible or reachable.
+func TestExecAgentSocketIsPrivate(t *testing.T) {
+	c := newClient(t)
+	a, b := agentSandbox(t, c), agentSandbox(t, c)
+
+	res := shT(t, a, `stat -c '%a %u:%g' /run/swebox/sock; stat -c '%a' /run/swebox/sock/agent.sock; ls -A /run/swebox/sock`)
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	assert.Equal(t, "700 1000:1000\n600\nagent.sock\nagent.started\n", res.Stdout.String())
+
+	// Every Unix socket in A's filesystem is its own agent's.
+	res = shT(t, a, `find / \( -path /proc -o -path /sys \) -prune -o -type s -print 2>/dev/null`)
+	assert.Equal(t, "/run/swebox/sock/agent.sock\n", res.Stdout.String())
+
+	// B's socket directory on the host is not mounted in A, under any name.
+	mountsA := shT(t, a, "cat /proc/self/mountinfo").Stdout.String()
+	mountsB := shT(t, b, "cat /proc/self/mountinfo").Stdout.String()
+	dirOf := func(mounts string) string {
+		for _, line := range strings.Split(mounts, "\n") {
+			if f := strings.Fields(line); len(f) > 4 && f[4] == "/run/swebox/sock" {
+				return filepath.Base(f[3])
+			}
+		}
+		return ""
+	}
+	dirA, dirB := dirOf(mountsA), dirOf(mountsB)
+	require.NotEmpty(t, dirA)
+	require.NotEmpty(t, dirB)
+	assert.NotEqual(t, dirA, dirB, "each sandbox has a directory of its own")
+	assert.NotContains(t, mountsA, dirB)
+
+	// On the host, the directories live in a directory only this user can
+	// enter.
+	base := filepath.Join(os.TempDir(), "swebox-agent-"+strconv.Itoa(os.Getuid()))
+	fi, err := os.Stat(base)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	fi, err = os.Stat(filepath.Join(base, dirA))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+
+	// Removing a sandbox removes its directory.
+	require.NoError(t, b.Remove(context.Background()))
+	_, err = os.Stat(filepath.Join(base, dirB))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestExecAgentGivesNothingToACommand: a command that speaks to the agent
+// itself gets a process with its own privileges in its own sandbox, and
+// cannot ask for another user.
+func TestExecAgentGivesNothingToACommand(t *testing.T) {
+	c := newClient(t)
+	sb := agentSandbox(t, c)
+	hostname := strings.TrimSpace(shT(t, sb, "hostname").Stdout.String())
+	req, err := json.Marshal(map[string]any{
+		"version": 1, "user": "0:0", "privileged": true,
+		"argv": []string{"sh", "-c", "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; hostname"},
+	})
+	require.NoError(t, err)
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", agentClientPy, string(req)}})
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	var got struct {
+		Stdout string
+		Result map[string]any
+	}
+	require.NoError(t, json.Unmarshal(res.Stdout.Bytes(), &got), res.Stdout.String())
+	assert.Equal(t, "1000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n"+hostname+"\n", got.Stdout)
+}
+
+// TestExecAgentProcessIsUnprivileged: the agent runs as the sandbox's user
+// without capabilities, its environment is the sandbox's, and its binary
+// cannot be changed from inside (it is shared with other sandboxes).
+func TestExecAgentProcessIsUnprivileged(t *testing.T) {
+	c := newClient(t)
+	sb := agentSandbox(t, c)
+	res := shT(t, sb, `for p in /proc/[0-9]*; do
+  case "$(tr '\0' ' ' < $p/cmdline 2>/dev/null)" in "/run/swebox/agent serve "*) pid=${p#/proc/};; esac
+done
+grep -E '^(Uid|Gid|CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/$pid/status
+tr '\0' '\n' < /proc/$pid/environ | cut -d= -f1 | sort | tr '\n' ' '; echo
+for f in /proc/$pid/fd/*; do readlink $f; done | sed 's/:.*//' | grep -v '^/sys/fs/cgroup/cpu/' | sort -u | tr '\n' ' '`)
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	lines := strings.Split(res.Stdout.String(), "\n")
+	require.GreaterOrEqual(t, len(lines), 8, res.Stdout.String())
+	assert.Equal(t, []string{
+		"Uid:\t1000\t1000\t1000\t1000", "Gid:\t1000\t1000\t1000\t1000",
+		"CapPrm:\t0000000000000000", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1",
+	}, lines[:6])
+	// The same variables as the engine's exec sees, less its marker.
+	engine := createT(t, newClient(t, sandbox.WithExecAgent(false)), sandbox.Spec{Policy: sandbox.AllowAll()})
+	env := shT(t, engine, `env | cut -d= -f1 | grep -v '^SWEBOX_EXEC$' | sort | tr '\n' ' '`).Stdout.String()
+	assert.Equal(t, env, lines[6], "the agent's environment is the sandbox's")
+	assert.Equal(t, "/dev/null anon_inode pipe socket ", lines[7], "the agent has no file open but the CPU quota files Go's runtime watches, only its stdio, sockets and pipes")
+
+	hostBin, err := os.ReadFile(agentBinaryOnHost(t, sb))
+	require.NoError(t, err)
+	before := sha256.Sum256(hostBin)
+	res = shT(t, sb, "cp /bin/true /run/swebox/agent 2>/dev/null || echo refused; (true > /run/swebox/agent) 2>/dev/null || echo refused")
+	assert.Equal(t, "refused\nrefused\n", res.Stdout.String())
+	hostBin, err = os.ReadFile(agentBinaryOnHost(t, sb))
+	require.NoError(t, err)
+	assert.Equal(t, before, sha256.Sum256(hostBin))
+}
+
+// agentBinaryOnHost finds the host file mounted at /run/swebox/agent.
+func agentBinaryOnHost(t *testing.T, sb *sandbox.Sandbox) string {
+	t.Helper()
+	info := shT(t, sb, "cat /proc/self/mountinfo").Stdout.String()
+	for _, line := range strings.Split(info, "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == "/run/swebox/agent" {
+			cache, err := os.UserCacheDir()
+			require.NoError(t, err)
+			return filepath.Join(cache, "swebox", filepath.Base(f[3]))
+		}
+	}
+	t.Fatal("no agent mount")
+	return ""
+}
+
+const killAgent = `for p in /proc/[0-9]*; do
+  case "$(tr '\0' ' ' < $p/cmdline 2>/dev/null)" in "/run/swebox/agent serve "*) kill -9 ${p#/proc/};; esac
+done`
+
+// TestExecAgentKilledFromInsideFallsBackToTheEngine: a background process
+// that kills the agent between commands only costs its sandbox the speed.
+func TestExecAgentKilledFromInsideFallsBackToTheEngine(t *testing.T) {
+	c := newClient(t)
+	sb := agentSandbox(t, c)
+	res := shT(t, sb, "(sleep 0.3; "+killAgent+") >/dev/null 2>&1 &")
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	time.Sleep(time.Second)
+	res = execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo back; exit 4"}, Timeout: 30 * time.Second})
+	assert.Equal(t, 4, res.ExitCode)
+	assert.Equal(t, "back\n", res.Stdout.String())
+	assert.False(t, sb.UsesExecAgent())
+}
+
+// TestExecAgentKilledByItsCommand: a command that kills the agent it runs
+// under could outlive any timeout, so the container is killed and the
+// sandbox refuses further commands.
+func TestExecAgentKilledByItsCommand(t *testing.T) {
+	c := newClient(t)
+	sb := agentSandbox(t, c)
+	_, err := sb.Shell(context.Background(), killAgent+"; sleep 1000", sandbox.ExecRequest{Timeout: time.Minute})
+	require.ErrorIs(t, err, sandbox.ErrUnusable)
+	_, err = sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"true"}})
+	require.ErrorIs(t, err, sandbox.ErrUnusable)
+	require.Eventually(t, func() bool {
+		info, err := sandbox.EngineOf(c).ContainerInspect(context.Background(), sb.ID())
+		return err == nil && info.State != nil && !info.State.Running
+	}, 30*time.Second, 100*time.Millisecond, "the container is killed")
+}
+
+// agentDir returns the host directory of a sandbox's socket.
+func agentDir(t *testing.T, sb *sandbox.Sandbox) string {
+	t.Helper()
+	for _, line := range strings.Split(shT(t, sb, "cat /proc/self/mountinfo").Stdout.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == "/run/swebox/sock" {
+			return filepath.Join(os.TempDir(), "swebox-agent-"+strconv.Itoa(os.Getuid()), filepath.Base(f[3]))
+		}
+	}
+	t.Fatal("no agent socket mount")
+	return ""
+}
+
+// TestPruneRemovesAgentDirectoriesWithTheirSandboxes: Prune removes the
+// socket directory of each sandbox it removes, and no other: a narrower
+// Prune leaves other sandboxes' agents working.
+func TestPruneRemovesAgentDirectoriesWithTheirSandboxes(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	keep := agentSandbox(t, c)
+	gone, err := c.Create(ctx, sandbox.Spec{Image: testImage(), Policy: sandbox.AllowAll(), Labels: map[string]string{"swebox.test": "gone"}})
+	require.NoError(t, err)
+	require.True(t, gone.UsesExecAgent())
+	keepDir, goneDir := agentDir(t, keep), agentDir(t, gone)
+
+	pr, err := c.Prune(ctx, sandbox.PruneRequest{Labels: map[string]string{"swebox.test": "gone"}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, pr.Containers)
+	_, err = os.Stat(goneDir)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = os.Stat(keepDir)
+	require.NoError(t, err)
+	res := execT(t, keep, sandbox.ExecRequest{Cmd: []string{"true"}})
+	assert.Positive(t, res.Usage.MaxRSS, "the other sandbox still runs commands through its agent")
+	assert.True(t, keep.UsesExecAgent())
+
+	// A whole-session prune, as after a crash, removes the rest.
+	_, err = c.Prune(ctx, sandbox.PruneRequest{})
+	require.NoError(t, err)
+	_, err = os.Stat(keepDir)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

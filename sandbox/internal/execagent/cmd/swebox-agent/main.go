@@ -1,0 +1,54 @@
+//go:build linux
+
+// Command swebox-agent is the exec agent that runs inside a sandbox:
+//
+//	swebox-agent serve SOCKET
+//
+// listens on the Unix socket SOCKET and runs the commands the host sends (see
+// package execagent). The agent re-executes itself as "swebox-agent shim" to
+// watch over each command.
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/swebox/swebox/sandbox/internal/execagent"
+)
+
+func main() {
+	if len(os.Args) == 2 && os.Args[1] == execagent.ShimArg {
+		os.Exit(execagent.Shim())
+	}
+	if len(os.Args) != 3 || os.Args[1] != "serve" {
+		fmt.Fprintln(os.Stderr, "usage: swebox-agent serve SOCKET")
+		os.Exit(2)
+	}
+	err := serve(os.Args[2])
+	fmt.Fprintln(os.Stderr, "swebox-agent:", err)
+	os.Exit(1)
+}
+
+// serve returns only when the agent cannot go on.
+func serve(socket string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// The shell that starts the agent sets PWD; the engine's exec does not,
+	// and commands must see the same environment through either.
+	_ = os.Unsetenv("PWD")
+	_ = os.Remove(socket)
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		return err
+	}
+	// Only the sandbox's user may connect; the directory is private too.
+	if err := os.Chmod(socket, 0o600); err != nil {
+		return err
+	}
+	go execagent.PrewarmThreads(32)
+	s := &execagent.Server{Self: self}
+	return s.Serve(ln)
+}

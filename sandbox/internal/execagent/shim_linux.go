@@ -1,0 +1,200 @@
+package execagent
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+)
+
+const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
+
+// Shim runs commands for the agent, one at a time, and returns the shim's
+// exit code. The agent starts it with a control socket at fd 3 and sends
+// each command there, with its standard streams as file descriptors.
+//
+// The shim is a child subreaper: every process a command leaves behind is
+// re-parented to it rather than to the sandbox's init, so all of them stay
+// its descendants, and the agent can find and kill them. The shim reaps
+// them, reports the command's first process's status when it ends and, when
+// the agent releases the command, the resource usage of every process of
+// the command it reaped. A shim whose command left processes behind takes
+// no other command: it exits, so that they cannot be mistaken for the next
+// command's.
+func Shim() int {
+	syscall.CloseOnExec(3)
+	// fd 3 is non-blocking: reads and writes wait in Go's poller, so the
+	// shim needs no more OS threads than it starts with, which it may not
+	// get while a fork bomb holds every process slot of the sandbox.
+	ctrl := os.NewFile(3, "ctrl")
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return 1
+	}
+	// Handled (not ignored) signals are reset to their defaults in the
+	// command; ignoring them would be inherited.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	home, _ := os.Getwd()
+	homePath := os.Getenv("PATH")
+
+	type frame struct {
+		typ     byte
+		payload []byte
+		fds     []int
+	}
+	frames := make(chan frame)
+	go func() {
+		defer close(frames)
+		for {
+			typ, payload, fds, err := readShimFrame(ctrl)
+			if err != nil {
+				return
+			}
+			frames <- frame{typ, payload, fds}
+		}
+	}()
+
+	for {
+		f, ok := <-frames
+		if !ok {
+			return 0
+		}
+		var cmd shimCommand
+		if f.typ != frameShimCommand || len(f.fds) != 3 || json.Unmarshal(f.payload, &cmd) != nil || len(cmd.Argv) == 0 {
+			return 2
+		}
+		pid, startErr := startCommand(cmd, f.fds, home, homePath)
+		for _, fd := range f.fds {
+			_ = syscall.Close(fd) // the command holds them now
+		}
+		if startErr != "" {
+			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: 126, StartError: startErr})
+		}
+		var usage shimUsage
+		reap := func() {
+			for {
+				var ws syscall.WaitStatus
+				var ru syscall.Rusage
+				p, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
+				if p <= 0 || err != nil {
+					return
+				}
+				usage.MaxRSSKB = max(usage.MaxRSSKB, ru.Maxrss)
+				usage.UserNS += syscall.TimevalToNsec(ru.Utime)
+				usage.SysNS += syscall.TimevalToNsec(ru.Stime)
+				if p == pid {
+					st := shimExit{Code: ws.ExitStatus()}
+					if ws.Signaled() {
+						st = shimExit{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+					}
+					_ = WriteJSON(ctrl, frameShimStatus, st)
+				}
+			}
+		}
+	wait:
+		for {
+			reap()
+			select {
+			case <-sigs:
+			case f, ok := <-frames:
+				if !ok || f.typ != frameShimRelease {
+					return 0
+				}
+				break wait
+			}
+		}
+		// Every live process of the command has a live chain of parents
+		// up to a child of the shim, so the shim has children exactly
+		// when one is left.
+		reap()
+		_, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+		usage.Reusable = errors.Is(err, syscall.ECHILD)
+		_ = WriteJSON(ctrl, frameShimUsage, usage)
+		if !usage.Reusable {
+			return 0
+		}
+	}
+}
+
+// readShimFrame reads a frame from the control socket, with the file
+// descriptors that came with its first bytes.
+func readShimFrame(ctrl *os.File) (typ byte, payload []byte, fds []int, err error) {
+	hdr := make([]byte, 5)
+	oob := make([]byte, syscall.CmsgSpace(3*4))
+	sc, err := ctrl.SyscallConn()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	var n, oobn int
+	var rerr error
+	if err := sc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), hdr, oob, syscall.MSG_CMSG_CLOEXEC)
+		return rerr != syscall.EAGAIN
+	}); err != nil {
+		return 0, nil, nil, err
+	}
+	if rerr != nil {
+		return 0, nil, nil, rerr
+	}
+	if n == 0 {
+		return 0, nil, nil, io.EOF
+	}
+	if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if got, err := syscall.ParseUnixRights(&m); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	if _, err := io.ReadFull(ctrl, hdr[n:]); err != nil {
+		return 0, nil, nil, err
+	}
+	size := binary.BigEndian.Uint32(hdr[1:])
+	if size > MaxPayload {
+		return 0, nil, nil, ErrProtocol
+	}
+	payload = make([]byte, size)
+	if _, err := io.ReadFull(ctrl, payload); err != nil {
+		return 0, nil, nil, err
+	}
+	return hdr[0], payload, fds, nil
+}
+
+// startCommand starts cmd in a process group of its own with the given
+// stdio; it returns the pid, or why it could not start, worded like the
+// engine's message. home and homePath are the shim's own directory and
+// PATH, which a command without its own gets.
+func startCommand(cmd shimCommand, stdio []int, home, homePath string) (int, string) {
+	// The command's PATH, not the shim's, finds its program.
+	path := homePath
+	for _, kv := range cmd.Env {
+		if len(kv) >= 5 && kv[:5] == "PATH=" {
+			path = kv[5:]
+		}
+	}
+	_ = os.Setenv("PATH", path)
+	dir := cmd.Dir
+	if dir == "" {
+		dir = home
+	}
+	if err := os.Chdir(dir); err != nil {
+		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error()
+	}
+	prog, err := exec.LookPath(cmd.Argv[0])
+	if err != nil && !errors.Is(err, exec.ErrDot) {
+		return 0, err.Error() // exec: "name": executable file not found in $PATH
+	}
+	pid, err := syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
+		Env:   cmd.Env,
+		Files: []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error()
+	}
+	return pid, ""
+}

@@ -1,0 +1,563 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
+	"k8s.io/klog/v2"
+	"k8s.io/streaming/pkg/httpstream"
+)
+
+// ErrNetworkNotEnforced: the cluster does not enforce the default-deny
+// NetworkPolicy that stands for "network none", so a sandbox pod could reach
+// the network. Run with an enforcer, or relax network isolation explicitly.
+var ErrNetworkNotEnforced = errors.New("network isolation not enforced")
+
+// ErrClusterUnreachable: the Kubernetes API server did not answer.
+var ErrClusterUnreachable = errors.New("kubernetes cluster unreachable")
+
+// IsolationError reports that a probe pod under the default-deny
+// NetworkPolicy reached an address it must not reach.
+type IsolationError struct {
+	Namespace string
+	Node      string
+	Target    string // the address the probe reached
+	Output    string // what the probe printed
+}
+
+func (e *IsolationError) Error() string {
+	return fmt.Sprintf("namespace %s, node %s: a pod under the default-deny NetworkPolicy reached %s, so NetworkPolicy is not enforced and \"network none\" would not hold (probe said %q)",
+		e.Namespace, e.Node, e.Target, strings.TrimSpace(e.Output))
+}
+
+func (e *IsolationError) Unwrap() error { return ErrNetworkNotEnforced }
+
+// ClusterError reports a failed call to the Kubernetes API server.
+type ClusterError struct {
+	Host string
+	Op   string
+	Err  error
+}
+
+func (e *ClusterError) Error() string {
+	return fmt.Sprintf("%s: kubernetes API server %s: %v", e.Op, e.Host, e.Err)
+}
+
+func (e *ClusterError) Unwrap() []error {
+	var op *net.OpError
+	if errors.As(e.Err, &op) || errors.Is(e.Err, context.DeadlineExceeded) && !errors.Is(e.Err, context.Canceled) {
+		return []error{ErrClusterUnreachable, e.Err}
+	}
+	return []error{e.Err}
+}
+
+// PodError reports a sandbox pod that failed to start or stopped.
+type PodError struct {
+	Pod    string
+	Node   string
+	Reason string // e.g. "ErrImageNeverPull", "Evicted", "DeadlineExceeded"
+	Detail string
+}
+
+func (e *PodError) Error() string {
+	msg := fmt.Sprintf("pod %s", e.Pod)
+	if e.Node != "" {
+		msg += " on node " + e.Node
+	}
+	return fmt.Sprintf("%s: %s: %s", msg, e.Reason, e.Detail)
+}
+
+// Unwrap marks an image the node lacks as ErrImageNotFound and a pod that
+// stopped as ErrNotRunning.
+func (e *PodError) Unwrap() error {
+	switch e.Reason {
+	case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
+		return ErrImageNotFound
+	}
+	return ErrNotRunning
+}
+
+// kubeBackend runs sandboxes as pods in one namespace.
+type kubeBackend struct {
+	cs      kubernetes.Interface
+	rc      *rest.Config
+	ns      string
+	log     *slog.Logger
+	pull    corev1.PullPolicy
+	trustNP bool // the caller relaxed the egress proof
+
+	probeMu sync.Mutex
+	proven  map[string]bool // nodes where isolation was proven
+
+	mu   sync.Mutex
+	pods map[string]*podInfo // the pods this client created, by name
+}
+
+// quietKlog stops client-go from writing to stderr: it reports streams it
+// gave up on (an exec cancelled after a timeout) through klog, and a library
+// must not print. It changes klog for the whole process, once.
+var quietKlog sync.Once
+
+func newKubeBackend(kubeconfig, namespace string, log *slog.Logger) (*kubeBackend, error) {
+	quietKlog.Do(func() {
+		klog.SetLogger(logr.Discard())
+	})
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+	}
+	rc.QPS, rc.Burst = 50, 100
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	if namespace == "" {
+		namespace = DefaultKubeNamespace
+	}
+	return &kubeBackend{cs: cs, rc: rc, ns: namespace, log: log, pull: corev1.PullIfNotPresent, proven: map[string]bool{}, pods: map[string]*podInfo{}}, nil
+}
+
+func (k *kubeBackend) apiErr(op string, err error) error {
+	return &ClusterError{Host: k.rc.Host, Op: op, Err: err}
+}
+
+// ensurePolicy creates the namespace's default-deny NetworkPolicy for pods
+// labelled swebox.network=none, if it is missing.
+func (k *kubeBackend) ensurePolicy(ctx context.Context, labels map[string]string) error {
+	np := &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{LabelManaged: labels[LabelManaged]}},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNetwork: "none"}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		},
+	}
+	_, err := k.cs.NetworkingV1().NetworkPolicies(k.ns).Create(ctx, np, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return k.apiErr("create NetworkPolicy", err)
+	}
+	return nil
+}
+
+// probeScript tries a TCP connection to $1:$2 every half second for up to
+// $3 tries. Under a policy that must hold ($4 = deny) it succeeds as soon as
+// one attempt is refused or times out, since the enforcer may need a moment
+// for a new pod; the control pod ($4 = allow) succeeds at its first
+// connection. It prints what it saw.
+const probeScript = `h=$1; p=$2; n=$3; want=$4
+try() {
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket,sys; s=socket.create_connection((sys.argv[1], int(sys.argv[2])), 2); print("connected")' "$h" "$p" 2>&1
+  elif command -v bash >/dev/null 2>&1; then
+    timeout 2 bash -c 'exec 3<>/dev/tcp/$0/$1 && echo connected' "$h" "$p" 2>&1
+  else
+    echo "no python3 or bash in the image to probe with"; exit 2
+  fi
+}
+i=0
+while [ $i -lt "$n" ]; do
+  out=$(try)
+  case "$out" in
+    connected) [ "$want" = allow ] && { echo "reached $h:$p"; exit 0; } ;;
+    *) [ "$want" = deny ] && { echo "blocked: $out" | tail -1; exit 0; } ;;
+  esac
+  i=$((i+1)); sleep 0.5
+done
+echo "gave up after $n tries; last: $out" | tail -1
+exit 1`
+
+// proveIsolation shows, once per node, that a pod under the default-deny
+// policy cannot reach the API server's address while a control pod without
+// it can. It returns an *IsolationError when the policy pod got through.
+// The probe runs image, which must have python3 or bash.
+func (k *kubeBackend) proveIsolation(ctx context.Context, image string, labels map[string]string) error {
+	if k.trustNP {
+		return nil
+	}
+	k.probeMu.Lock()
+	defer k.probeMu.Unlock()
+	if k.proven["*"] {
+		return nil
+	}
+	if err := k.ensurePolicy(ctx, labels); err != nil {
+		return err
+	}
+	host, port, err := apiHostPort(k.rc.Host)
+	if err != nil {
+		return err
+	}
+	nodes, err := k.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return k.apiErr("list nodes", err)
+	}
+	var targets []string
+	for _, n := range nodes.Items {
+		if n.Spec.Unschedulable || k.proven[n.Name] || !nodeReady(&n) {
+			continue
+		}
+		targets = append(targets, n.Name)
+	}
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, node := range targets {
+		wg.Go(func() { errs[i] = k.probeNode(ctx, node, image, host, port, labels) })
+	}
+	wg.Wait()
+	for i, node := range targets {
+		if errs[i] == nil {
+			k.proven[node] = true
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if len(targets) == 0 && len(k.proven) == 0 {
+		return fmt.Errorf("prove network isolation: no Ready node to probe")
+	}
+	k.proven["*"] = true
+	return nil
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func apiHostPort(host string) (string, string, error) {
+	u, err := url.Parse(host)
+	if err != nil || u.Hostname() == "" {
+		return "", "", fmt.Errorf("prove network isolation: API server address %q: %v", host, err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return u.Hostname(), port, nil
+}
+
+// probeNode runs the deny probe and its control on one node.
+func (k *kubeBackend) probeNode(ctx context.Context, node, image, host, port string, labels map[string]string) error {
+	run := func(want string) (string, error) {
+		s := Spec{Image: image}.withDefaults()
+		if want == "allow" {
+			s.Relax.Network = "pod"
+		}
+		pl := map[string]string{}
+		for k, v := range labels {
+			pl[k] = v
+		}
+		pl["swebox.probe"] = want
+		pod, err := podFor(s, []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, "40", want}, pl, k.pull)
+		if err != nil {
+			return "", err
+		}
+		pod.GenerateName = "swebox-probe-"
+		pod.Spec.NodeName = node
+		pod.Spec.ActiveDeadlineSeconds = ptr(int64(120))
+		name, err := k.createPod(ctx, pod, false)
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = k.deletePod(context.WithoutCancel(ctx), name) }()
+		p, err := k.waitDone(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		out, err := k.podLogs(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		if p.Status.Phase != corev1.PodSucceeded {
+			return out, fmt.Errorf("prove network isolation on node %s: the %s probe failed: %s", node, want, strings.TrimSpace(out))
+		}
+		return out, nil
+	}
+	var ctl, deny string
+	var cerr, derr error
+	var wg sync.WaitGroup
+	wg.Go(func() { ctl, cerr = run("allow") })
+	wg.Go(func() { deny, derr = run("deny") })
+	wg.Wait()
+	if cerr != nil {
+		return fmt.Errorf("the control probe could not reach %s:%s, so the isolation probe would prove nothing: %w", host, port, cerr)
+	}
+	_ = ctl
+	if derr != nil {
+		if strings.Contains(deny, "gave up") {
+			return &IsolationError{Namespace: k.ns, Node: node, Target: net.JoinHostPort(host, port), Output: deny}
+		}
+		return derr
+	}
+	k.log.Debug("network isolation proven", "node", node, "probe", strings.TrimSpace(deny))
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// createPod creates pod in the namespace and, when running is true, waits
+// until its sandbox container runs. A pod that cannot start is deleted and
+// reported as a *PodError.
+func (k *kubeBackend) createPod(ctx context.Context, pod *corev1.Pod, running bool) (string, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	created, err := k.cs.CoreV1().Pods(k.ns).Create(cctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "serviceaccount") {
+			// A namespace created a moment ago has no default service
+			// account yet; the pod admission waits for it.
+			time.Sleep(time.Second)
+			created, err = k.cs.CoreV1().Pods(k.ns).Create(cctx, pod, metav1.CreateOptions{})
+		}
+		if err != nil {
+			return "", k.apiErr("create pod", err)
+		}
+	}
+	name := created.Name
+	if err := ctx.Err(); err != nil {
+		return "", errors.Join(fmt.Errorf("create pod: %w", err), k.deletePod(ctx, name))
+	}
+	if !running {
+		return name, nil
+	}
+	if err := k.waitRunning(ctx, name); err != nil {
+		return "", errors.Join(err, k.deletePod(context.WithoutCancel(ctx), name))
+	}
+	return name, nil
+}
+
+// podState reads why a pod is not (or no longer) running: ok is true when
+// the sandbox container runs; a non-nil error means it never will.
+func podState(p *corev1.Pod) (ok bool, err error) {
+	perr := func(reason, detail string) error {
+		return &PodError{Pod: p.Name, Node: p.Spec.NodeName, Reason: reason, Detail: detail}
+	}
+	switch p.Status.Phase {
+	case corev1.PodFailed, corev1.PodSucceeded:
+		reason := p.Status.Reason
+		if reason == "" {
+			reason = string(p.Status.Phase)
+		}
+		return false, perr(reason, p.Status.Message)
+	}
+	all := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, cs := range all {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+				return false, perr(w.Reason, w.Message)
+			}
+		}
+		if t := cs.State.Terminated; t != nil && (cs.Name == kubeContainer || t.ExitCode != 0) {
+			return false, perr("ContainerTerminated", fmt.Sprintf("container %s: %s (exit %d) %s", cs.Name, t.Reason, t.ExitCode, t.Message))
+		}
+		if cs.Name == kubeContainer && cs.State.Running != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// waitRunning waits until the pod's sandbox container runs.
+func (k *kubeBackend) waitRunning(ctx context.Context, name string) error {
+	return k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) { return podState(p) })
+}
+
+// waitDone waits until the pod has succeeded or failed.
+func (k *kubeBackend) waitDone(ctx context.Context, name string) (*corev1.Pod, error) {
+	var last *corev1.Pod
+	err := k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) {
+		last = p
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			return true, nil
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && (w.Reason == "ErrImageNeverPull" || w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff") {
+				return false, &PodError{Pod: p.Name, Node: p.Spec.NodeName, Reason: w.Reason, Detail: w.Message}
+			}
+		}
+		return false, nil
+	})
+	return last, err
+}
+
+// waitPod watches the pod until cond says done or fails.
+func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev1.Pod) (bool, error)) error {
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	for {
+		list, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("wait for pod %s: %w", name, ctx.Err())
+			}
+			return k.apiErr("read pod", err)
+		}
+		if len(list.Items) == 0 {
+			return &PodError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}
+		}
+		if done, err := cond(&list.Items[0]); done || err != nil {
+			return err
+		}
+		w, err := k.cs.CoreV1().Pods(k.ns).Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("wait for pod %s: %w", name, ctx.Err())
+			}
+			return k.apiErr("watch pod", err)
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Deleted {
+				w.Stop()
+				return &PodError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}
+			}
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if done, err := cond(p); done || err != nil {
+				w.Stop()
+				return err
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return fmt.Errorf("wait for pod %s: %w", name, ctx.Err())
+		}
+	}
+}
+
+func (k *kubeBackend) podLogs(ctx context.Context, name string) (string, error) {
+	b, err := k.cs.CoreV1().Pods(k.ns).GetLogs(name, &corev1.PodLogOptions{Container: kubeContainer}).DoRaw(ctx)
+	if err != nil {
+		return "", k.apiErr("read pod logs", err)
+	}
+	return string(b), nil
+}
+
+// deletePod deletes a pod at once; a pod already gone is fine. It runs on
+// its own short context.
+func (k *kubeBackend) deletePod(ctx context.Context, name string) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	err := k.cs.CoreV1().Pods(k.ns).Delete(dctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return k.apiErr("delete pod", err)
+	}
+	return nil
+}
+
+// exec runs cmd in the pod's sandbox container through the API server
+// (WebSocket, falling back to SPDY). A non-zero exit is returned as the
+// code, not as an error.
+func (k *kubeBackend) execStream(ctx context.Context, pod string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	req := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(k.ns).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{
+			Container: kubeContainer, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
+		}, scheme.ParameterCodec)
+	ws, err := remotecommand.NewWebSocketExecutor(k.rc, "GET", req.URL().String())
+	if err != nil {
+		return -1, fmt.Errorf("exec: %w", err)
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(k.rc, "POST", req.URL())
+	if err != nil {
+		return -1, fmt.Errorf("exec: %w", err)
+	}
+	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	if err != nil {
+		return -1, fmt.Errorf("exec: %w", err)
+	}
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	var ce utilexec.CodeExitError
+	if errors.As(err, &ce) {
+		return ce.Code, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return -1, fmt.Errorf("exec %q: %w", cmd[0], ctx.Err())
+		}
+		return -1, k.execErr(pod, err)
+	}
+	return 0, nil
+}
+
+// execErr explains a failed exec: a pod that stopped or vanished is
+// ErrNotRunning, anything else a cluster error.
+func (k *kubeBackend) execErr(pod string, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, gerr := k.cs.CoreV1().Pods(k.ns).Get(ctx, pod, metav1.GetOptions{})
+	if apierrors.IsNotFound(gerr) {
+		return fmt.Errorf("%w: pod %s is gone: %w", ErrNotRunning, pod, err)
+	}
+	if gerr == nil {
+		if ok, perr := podState(p); !ok && perr != nil {
+			return fmt.Errorf("exec: %w: %w", perr, err)
+		}
+	}
+	return k.apiErr("exec", err)
+}
+
+// execWrapper starts a command the way Docker would: the open-file and
+// file-size limits Docker sets per container are set here per command (a Pod
+// has no field for them), then the working directory, then the command. The
+// extra environment comes from env(1) before it. With $4 set, the wrapper
+// waits for the command and then prints an acknowledgement: containerd's CRI
+// may close a command's stdin once its stdout ends, losing the input, so a
+// command fed through stdin prints only after it has consumed its input, and
+// the backend checks that line (see ackWriter). Exit 126 means the wrapper
+// could not set up.
+const execWrapper = `nf=$1; fs=$2; wd=$3; ack=$4; shift 4
+ulimit -n "$nf" || exit 126
+ulimit -f "$fs" || exit 126
+if [ -n "$wd" ]; then cd "$wd" || exit 126; fi
+if [ -z "$ack" ]; then exec "$@"; fi
+"$@"; rc=$?; echo "` + ackPrefix + `$rc"; exit $rc`
+
+const ackPrefix = "swebox-ack:"
+
+// wrap returns the argv that runs cmd under execWrapper with the spec's
+// limits and the working directory wd ("" keeps the pod's).
+func wrap(s Spec, wd string, ack bool, cmd []string) []string {
+	blocks := max(s.Limits.FileSize/512, 1) // sh's ulimit -f counts 512-byte blocks
+	a := ""
+	if ack {
+		a = "ack"
+	}
+	argv := []string{"/bin/sh", "-c", execWrapper, "swebox-exec", strconv.FormatInt(s.Limits.NoFile, 10), strconv.FormatInt(blocks, 10), wd, a}
+	return append(argv, cmd...)
+}

@@ -1,0 +1,63 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+)
+
+// TestEgressProbeRefusesUnenforcedNamespace takes the test cluster's
+// NetworkPolicy enforcer away, so that a new namespace's default-deny
+// policy exists but holds nothing, and checks that the client refuses to
+// start a sandbox without a network there, while a client that relaxed the
+// proof explicitly starts one.
+func TestEgressProbeRefusesUnenforcedNamespace(t *testing.T) {
+	cfg := testenv.Kubeconfig(t)
+	script := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
+	if script == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("SWEBOX_TEST_K8S_LOCAL is not set, but CI=true: eval $(scripts/k8s-local.sh env) sets it")
+		}
+		t.Skip("SWEBOX_TEST_K8S_LOCAL is not set: this test stops the enforcer of the project's own test cluster (scripts/k8s-local.sh)")
+	}
+	enforcer := func(action string) {
+		out, err := exec.Command(script, "enforcer", action).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	cs := testenv.KubeClientset(t)
+	ns := fmt.Sprintf("swebox-unenforced-%d", time.Now().UnixNano()%1e9)
+	enforcer("stop")
+	t.Cleanup(func() { enforcer("start") })
+	testenv.EnsureNamespace(t, cs, ns)
+	t.Cleanup(func() {
+		require.NoError(t, cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}))
+	})
+
+	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithKubernetes(cfg, ns))
+	require.NoError(t, err)
+	_, err = c.Create(context.Background(), sandbox.Spec{Image: testImage()})
+	require.ErrorIs(t, err, sandbox.ErrNetworkNotEnforced)
+	var ie *sandbox.IsolationError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, ns, ie.Namespace)
+	assert.Contains(t, ie.Output, "gave up")
+
+	// The same namespace with the proof relaxed explicitly runs sandboxes.
+	loose, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithKubernetes(cfg, ns), sandbox.WithUnprovenNetworkPolicy())
+	require.NoError(t, err)
+	sb, err := loose.Create(context.Background(), sandbox.Spec{Image: testImage()})
+	require.NoError(t, err)
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "ran"}})
+	assert.Equal(t, "ran\n", res.Stdout.String())
+	require.NoError(t, sb.Remove(context.Background()))
+}

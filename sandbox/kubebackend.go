@@ -1,0 +1,398 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// WithKubernetes makes the client run sandboxes as Pods in namespace (empty:
+// DefaultKubeNamespace) of the cluster that the kubeconfig file describes,
+// instead of containers on a Docker engine. The namespace must exist.
+// Before the first sandbox without a network runs, the client proves from
+// inside probe pods that the namespace's default-deny NetworkPolicy holds
+// on every Ready node, and refuses with an *IsolationError when it does not
+// (see WithUnprovenNetworkPolicy). Default: Docker.
+func WithKubernetes(kubeconfig, namespace string) Option {
+	return func(c *config) error {
+		if kubeconfig == "" {
+			return errors.New("WithKubernetes: empty kubeconfig path")
+		}
+		c.kube.kubeconfig, c.kube.namespace = kubeconfig, namespace
+		return nil
+	}
+}
+
+// WithUnprovenNetworkPolicy relaxes network isolation on Kubernetes: the
+// default-deny NetworkPolicy is still created and sandboxes are still
+// labelled for it, but no probe proves that the cluster enforces it. Use it
+// only on clusters known to enforce NetworkPolicy. Default: proven.
+func WithUnprovenNetworkPolicy() Option {
+	return func(c *config) error {
+		c.kube.unproven = true
+		return nil
+	}
+}
+
+// kubeConfig is what the options say about the Kubernetes backend.
+type kubeConfig struct {
+	kubeconfig, namespace string
+	unproven              bool
+}
+
+// podInfo is what the backend remembers of a pod it created.
+type podInfo struct {
+	spec      Spec
+	cmd       []string // the main process asked for; run by exec in Run's pods
+	attached  *attachedRun
+	workspace string
+}
+
+// attachedRun is the main process of a one-shot pod, run through exec.
+type attachedRun struct {
+	mu   sync.Mutex
+	done bool
+	code int
+}
+
+func (k *kubeBackend) remember(id string, p *podInfo) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.pods[id] = p
+}
+
+func (k *kubeBackend) info(id string) *podInfo {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.pods[id]
+}
+
+func (k *kubeBackend) forget(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.pods, id)
+}
+
+func (k *kubeBackend) host() string { return k.rc.Host }
+
+func (k *kubeBackend) ping(ctx context.Context) error {
+	if _, err := k.cs.Discovery().ServerVersion(); err != nil {
+		return kubeErr("read server version", err)
+	}
+	return nil
+}
+
+func (k *kubeBackend) runtimes(ctx context.Context) ([]string, error) {
+	rcs, err := k.cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, kubeErr("list runtime classes", err)
+	}
+	names := []string{}
+	for _, rc := range rcs.Items {
+		names = append(names, rc.Name)
+	}
+	return names, nil
+}
+
+// kubeErr classifies an API error for the logic above the seam.
+func kubeErr(op string, err error) error {
+	err = fmt.Errorf("%s: %w", op, err)
+	switch {
+	case apierrors.IsNotFound(err):
+		return classified(errNotFound, err)
+	case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
+		return classified(errConflict, err)
+	case isDialError(err):
+		return classified(errUnreachable, err)
+	}
+	return err
+}
+
+// create submits the pod (a pod starts once it exists; start waits for it).
+// A sandbox without a network first needs the namespace's isolation proven.
+func (k *kubeBackend) create(ctx context.Context, req createRequest) (string, error) {
+	s := req.spec
+	if s.Limits.PidsLimit != DefaultPidsLimit {
+		// A Pod has no pids field; the kubelet's podPidsLimit caps every
+		// pod of a node alike.
+		return "", &SpecError{Field: "Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", DefaultPidsLimit)}
+	}
+	lbl := make(map[string]string, len(req.labels))
+	for key, v := range req.labels {
+		lbl[key] = kubeLabelValue(v)
+	}
+	if s.Relax.Network == "" {
+		if err := k.proveIsolation(ctx, s.Image, lbl); err != nil {
+			return "", err
+		}
+	}
+	pod, err := podFor(s, keepalive, lbl, k.pull)
+	if err != nil {
+		return "", err
+	}
+	name, err := k.createPod(ctx, pod, false)
+	if err != nil {
+		return "", err
+	}
+	info := &podInfo{spec: s, cmd: req.cmd, workspace: s.Workspace}
+	k.remember(name, info)
+	return name, nil
+}
+
+// start waits until the pod runs and copies the workspace in.
+func (k *kubeBackend) start(ctx context.Context, id string) error {
+	if err := k.waitRunning(ctx, id); err != nil {
+		return err
+	}
+	info := k.info(id)
+	if info == nil || info.workspace == "" {
+		return nil
+	}
+	return k.copyWorkspace(ctx, id, info.spec)
+}
+
+// copyWorkspace streams the spec's host workspace into the pod, with the
+// path checks and byte cap of CopyIn.
+func (k *kubeBackend) copyWorkspace(ctx context.Context, id string, s Spec) error {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(tarHostPath(s.Workspace, true, pw)) }()
+	defer pr.Close()
+	fr, fw := io.Pipe()
+	uid, gid, _ := parseUser(s.User)
+	go func() {
+		_, err := filterTar(pr, fw, pathChecker{keepEscaping: true}, DefaultCopyLimit, uid, gid)
+		fw.CloseWithError(err)
+	}()
+	defer fr.Close()
+	var errb strings.Builder
+	st, err := k.exec(ctx, id, execCall{
+		cmd: []string{"tar", "-x", "-f", "-", "-C", s.WorkspaceTarget}, user: s.User,
+		stdio: stdio{stdin: fr, stdout: io.Discard, stderr: &errb},
+	})
+	if err != nil {
+		return fmt.Errorf("copy the workspace in: %w", err)
+	}
+	if st.exitCode != 0 {
+		return fmt.Errorf("copy the workspace in: tar exited %d: %s", st.exitCode, strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// startAttached starts a one-shot pod's command: the pod idles and the
+// command runs through exec, wired to s, as its main process.
+func (k *kubeBackend) startAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
+	if err := k.start(ctx, id); err != nil {
+		return nil, err
+	}
+	info := k.info(id)
+	if info == nil {
+		return nil, classified(errNotFound, fmt.Errorf("pod %s was not created by this client", id))
+	}
+	run := &attachedRun{}
+	info.attached = run
+	exited := make(chan mainExit, 1)
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		st, err := k.exec(streamCtx, id, execCall{
+			cmd: info.cmd, user: info.spec.User, env: []string{markerVar + "=main"}, stdio: s,
+		})
+		code := st.exitCode
+		if err != nil || st.running {
+			code = -1
+		}
+		run.mu.Lock()
+		run.done, run.code = true, code
+		run.mu.Unlock()
+		exited <- mainExit{code: code, err: err}
+	}()
+	return &mainProcess{exited: exited, release: cancel}, nil
+}
+
+func (k *kubeBackend) exec(ctx context.Context, id string, call execCall) (execStatus, error) {
+	info := k.info(id)
+	s := Spec{}.withDefaults()
+	if info != nil {
+		s = info.spec
+		if call.user != s.User {
+			return execStatus{}, &SpecError{Field: "ExecRequest.User", Reason: "a command on Kubernetes runs as the pod's user " + s.User + "; set Spec.User instead"}
+		}
+	}
+	argv := append([]string{"env"}, call.env...)
+	argv = append(argv, wrap(s, call.workingDir, call.stdin != nil, call.cmd)...)
+	stdout := call.stdout
+	var ack *ackWriter
+	if call.stdin != nil {
+		ack = &ackWriter{w: call.stdout}
+		stdout = ack
+	}
+	code, err := k.execStream(ctx, id, argv, call.stdin, stdout, call.stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return execStatus{exitCode: -1, running: true}, nil
+		}
+		return execStatus{}, err
+	}
+	if ack != nil {
+		got, ok := ack.finish()
+		if !ok {
+			return execStatus{}, fmt.Errorf("exec %q in pod %s: the command did not acknowledge its standard input (exit %d), so the stream lost data", call.cmd[0], id, code)
+		}
+		code = got
+	}
+	return execStatus{exitCode: code}, nil
+}
+
+func (k *kubeBackend) inspect(ctx context.Context, id string) (State, error) {
+	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, id, metav1.GetOptions{})
+	if err != nil {
+		return State{}, kubeErr("read pod", err)
+	}
+	running, _ := podState(p)
+	st := State{Running: running}
+	if info := k.info(id); info != nil && info.attached != nil {
+		run := info.attached
+		run.mu.Lock()
+		done, code := run.done, run.code
+		run.mu.Unlock()
+		st.Running = running && !done
+		st.ExitCode = code
+		if done && code == 128+9 && running {
+			st.OOMKilled = k.oomKills(ctx, id, info.spec) > 0
+		}
+	}
+	return st, nil
+}
+
+// oomKills reads the pod's memory cgroup OOM kill counter; -1 when it
+// cannot.
+func (k *kubeBackend) oomKills(ctx context.Context, id string, s Spec) int64 {
+	var out strings.Builder
+	st, err := k.exec(ctx, id, execCall{cmd: []string{"/bin/sh", "-c", oomScript}, user: s.User, env: []string{markerVar + "=internal-oom"}, stdio: stdio{stdout: &out, stderr: io.Discard}})
+	if err != nil || st.exitCode != 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(out.String()), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func (k *kubeBackend) logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
+	opts := &corev1.PodLogOptions{Container: kubeContainer}
+	if tail != "" && tail != "all" {
+		n, err := strconv.ParseInt(tail, 10, 64)
+		if err != nil {
+			return fmt.Errorf("logs: tail %q: %w", tail, err)
+		}
+		opts.TailLines = &n
+	}
+	b, err := k.cs.CoreV1().Pods(k.ns).GetLogs(id, opts).DoRaw(ctx)
+	if err != nil {
+		return kubeErr("read pod logs", err)
+	}
+	_, err = stdout.Write(b)
+	return err
+}
+
+func (k *kubeBackend) stop(ctx context.Context, id string, grace time.Duration) error {
+	secs := int64(grace.Seconds())
+	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: &secs})
+	return kubeErr("delete pod", err)
+}
+
+// kill deletes the pod: Kubernetes has no call that signals a container.
+func (k *kubeBackend) kill(ctx context.Context, id, signal string) error {
+	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	if err != nil {
+		return kubeErr("delete pod", err)
+	}
+	return nil
+}
+
+func (k *kubeBackend) remove(ctx context.Context, id string) error {
+	k.forget(id)
+	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	if err != nil {
+		return kubeErr("delete pod", err)
+	}
+	return nil
+}
+
+func (k *kubeBackend) list(ctx context.Context, want map[string]string) ([]Object, error) {
+	sel := labels.NewSelector()
+	for key, v := range want {
+		var r *labels.Requirement
+		var err error
+		if v == "" {
+			r, err = labels.NewRequirement(key, "exists", nil)
+		} else {
+			r, err = labels.NewRequirement(key, "=", []string{kubeLabelValue(v)})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list pods: label %s: %w", key, err)
+		}
+		sel = sel.Add(*r)
+	}
+	pods, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, kubeErr("list pods", err)
+	}
+	objs := make([]Object, 0, len(pods.Items))
+	for _, p := range pods.Items {
+		objs = append(objs, Object{Kind: KindSandbox, ID: p.Name, Name: p.Name, Labels: p.Labels})
+	}
+	return objs, nil
+}
+
+func (k *kubeBackend) removeObject(ctx context.Context, o Object) error {
+	if o.Kind != KindSandbox {
+		return fmt.Errorf("remove %s %s: %w", o.Kind, o.Name, ErrNotSupported)
+	}
+	return k.remove(ctx, o.ID)
+}
+
+func (k *kubeBackend) close() error { return nil }
+
+// ackWriter forwards a command's stdout but holds back its last bytes, where
+// ackScript's acknowledgement line ends up, and strips that line.
+type ackWriter struct {
+	w    io.Writer
+	hold []byte
+}
+
+const ackHold = 64
+
+func (a *ackWriter) Write(p []byte) (int, error) {
+	a.hold = append(a.hold, p...)
+	if n := len(a.hold) - ackHold; n > 0 {
+		if _, err := a.w.Write(a.hold[:n]); err != nil {
+			return 0, err
+		}
+		a.hold = append(a.hold[:0], a.hold[n:]...)
+	}
+	return len(p), nil
+}
+
+// finish forwards what was held except the acknowledgement, and returns the
+// exit code it carried.
+func (a *ackWriter) finish() (int, bool) {
+	i := strings.LastIndex(string(a.hold), ackPrefix)
+	if i < 0 {
+		_, _ = a.w.Write(a.hold)
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(a.hold[i+len(ackPrefix):])))
+	_, _ = a.w.Write(a.hold[:i])
+	return n, err == nil
+}

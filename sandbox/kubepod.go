@@ -1,0 +1,219 @@
+package sandbox
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Names and labels of the objects the Kubernetes backend creates.
+const (
+	// LabelNetwork is "none" on pods that the namespace's default-deny
+	// NetworkPolicy isolates, and "open" on pods whose spec relaxes the
+	// network.
+	LabelNetwork = "swebox.network"
+	// DefaultKubeNamespace is the namespace sandboxes run in unless
+	// WithKubernetes names another.
+	DefaultKubeNamespace = "swebox"
+	// DefaultPodDeadline is a sandbox pod's wall-clock cap
+	// (activeDeadlineSeconds): past it the kubelet kills the pod.
+	DefaultPodDeadline = 12 * time.Hour
+	// DefaultCPURequest and DefaultMemoryRequest are what a sandbox pod
+	// asks the scheduler for (never more than its limits), so that a node
+	// takes several sandboxes while each may burst to its limits.
+	DefaultCPURequest    = 250 // milli-CPUs
+	DefaultMemoryRequest = 256 << 20
+
+	kubeContainer  = "sandbox"
+	kubeSeeder     = "seed"
+	kubePolicyName = "swebox-default-deny"
+	kubeSeedMount  = "/swebox-seed"
+)
+
+// podFor translates a defaulted, valid spec into a Pod. Each hardening
+// default maps to a field; what has no field (pids, open files, file size)
+// is enforced as described where it is applied.
+//
+//   - user: runAsUser/runAsGroup/fsGroup, runAsNonRoot unless Relax.Root
+//   - read-only root: readOnlyRootFilesystem
+//   - capabilities: drop ALL, add Relax.CapAdd
+//   - no-new-privileges: allowPrivilegeEscalation false
+//   - seccomp: RuntimeDefault
+//   - memory and CPU: limits (requests are smaller, see DefaultCPURequest)
+//   - /tmp and HOME: memory-backed emptyDirs with TmpSize as sizeLimit
+//   - init that reaps: shareProcessNamespace, the pause process is PID 1
+//   - network none: label swebox.network=none, selected by the namespace's
+//     default-deny NetworkPolicy (proven before use, see proveIsolation)
+//   - no credentials: automountServiceAccountToken and enableServiceLinks off
+//   - wall clock: activeDeadlineSeconds
+//   - pids: the kubelet's podPidsLimit (per node, not per pod)
+//   - open files and file size: ulimit in the exec wrapper of every command
+func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPolicy) (*corev1.Pod, error) {
+	uid, gid, _ := parseUser(s.User)
+	l := s.Limits
+	no, yes := false, true
+	u, g := int64(uid), int64(gid)
+	nonRoot := uid != 0
+	podLabels := map[string]string{}
+	for k, v := range labels {
+		podLabels[k] = v
+	}
+	podLabels[LabelNetwork] = "none"
+	if s.Relax.Network != "" {
+		podLabels[LabelNetwork] = "open"
+	}
+	deadline := int64(DefaultPodDeadline / time.Second)
+	grace := int64(1)
+	memLimit := resource.NewQuantity(l.Memory, resource.BinarySI)
+	cpuLimit := resource.NewMilliQuantity(l.NanoCPUs/1e6, resource.DecimalSI)
+	memReq := resource.NewQuantity(min(l.Memory, DefaultMemoryRequest), resource.BinarySI)
+	cpuReq := resource.NewMilliQuantity(min(l.NanoCPUs/1e6, DefaultCPURequest), resource.DecimalSI)
+	tmpSize := resource.NewQuantity(l.TmpSize, resource.BinarySI)
+
+	env := []corev1.EnvVar{{Name: "HOME", Value: HomeDir}}
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
+	}
+	caps := &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+	for _, c := range s.Relax.CapAdd {
+		caps.Add = append(caps.Add, corev1.Capability(strings.TrimPrefix(strings.ToUpper(c), "CAP_")))
+	}
+	sc := &corev1.SecurityContext{
+		RunAsUser:                &u,
+		RunAsGroup:               &g,
+		RunAsNonRoot:             &nonRoot,
+		ReadOnlyRootFilesystem:   &yes,
+		AllowPrivilegeEscalation: &no,
+		Privileged:               &no,
+		Capabilities:             caps,
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	if s.Relax.WritableRootFS {
+		sc.ReadOnlyRootFilesystem = &no
+	}
+	if s.Relax.NewPrivileges {
+		sc.AllowPrivilegeEscalation = &yes
+	}
+	memDir := func(name string, size *resource.Quantity) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: size},
+		}}
+	}
+	vols := []corev1.Volume{memDir("tmp", tmpSize), memDir("home", tmpSize)}
+	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}, {Name: "home", MountPath: HomeDir}}
+	if s.Workspace != "" {
+		// The host directory is copied in after the pod starts: a cluster's
+		// nodes do not share the caller's filesystem.
+		vols = append(vols, corev1.Volume{Name: "workspace", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "workspace", MountPath: s.WorkspaceTarget})
+	}
+	var inits []corev1.Container
+	for i, m := range s.Mounts {
+		name := fmt.Sprintf("mount%d", i)
+		field := fmt.Sprintf("Mounts[%d]", i)
+		switch m.Type {
+		case "tmpfs":
+			size := m.TmpSize
+			if size == 0 {
+				size = 64 << 20
+			}
+			vols = append(vols, memDir(name, resource.NewQuantity(size, resource.BinarySI)))
+		case "volume":
+			if m.Source != "" {
+				return nil, &SpecError{Field: field + ".Source", Reason: "named volumes are not supported on Kubernetes; leave Source empty for a volume filled from the image"}
+			}
+			// An anonymous volume filled from the image, as Docker does: an
+			// emptyDir that an init container of the same image seeds.
+			vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+			inits = append(inits, corev1.Container{
+				Name:            fmt.Sprintf("%s%d", kubeSeeder, i),
+				Image:           s.Image,
+				ImagePullPolicy: pull,
+				Command:         []string{"/bin/sh", "-c", `[ ! -d "$1" ] || cp -a "$1/." "$2/"`, "swebox-seed", m.Target, kubeSeedMount},
+				SecurityContext: sc,
+				Resources:       resources(memLimit, cpuLimit, memReq, cpuReq),
+				VolumeMounts:    []corev1.VolumeMount{{Name: name, MountPath: kubeSeedMount}},
+			})
+		default:
+			return nil, &SpecError{Field: field + ".Type", Reason: "bind mounts need the caller's filesystem, which a cluster's nodes do not share; copy files in with CopyIn"}
+		}
+		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: path.Clean(m.Target), ReadOnly: m.ReadOnly})
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "swebox-", Labels: podLabels},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			AutomountServiceAccountToken:  &no,
+			EnableServiceLinks:            &no,
+			ShareProcessNamespace:         &yes,
+			ActiveDeadlineSeconds:         &deadline,
+			TerminationGracePeriodSeconds: &grace,
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsUser:      &u,
+				RunAsGroup:     &g,
+				RunAsNonRoot:   &nonRoot,
+				FSGroup:        &g,
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			InitContainers: inits,
+			Containers: []corev1.Container{{
+				Name:            kubeContainer,
+				Image:           s.Image,
+				ImagePullPolicy: pull,
+				Command:         cmd,
+				Env:             env,
+				WorkingDir:      s.WorkingDir,
+				SecurityContext: sc,
+				Resources:       resources(memLimit, cpuLimit, memReq, cpuReq),
+				VolumeMounts:    mounts,
+			}},
+			Volumes: vols,
+		},
+	}
+	if s.Relax.NoInit {
+		pod.Spec.ShareProcessNamespace = &no
+	}
+	if s.Runtime != "" {
+		rt := s.Runtime
+		pod.Spec.RuntimeClassName = &rt
+	}
+	if s.Name != "" {
+		pod.GenerateName, pod.Name = "", s.Name
+	}
+	return pod, nil
+}
+
+func resources(memLimit, cpuLimit, memReq, cpuReq *resource.Quantity) corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: *memLimit, corev1.ResourceCPU: *cpuLimit},
+		Requests: corev1.ResourceList{corev1.ResourceMemory: *memReq, corev1.ResourceCPU: *cpuReq},
+	}
+}
+
+// kubeLabelValue makes v a valid label value: at most 63 characters of
+// [A-Za-z0-9-_.], starting and ending with an alphanumeric.
+func kubeLabelValue(v string) string {
+	b := []byte(v)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	out := strings.Trim(string(b), "-_.")
+	if len(out) > 63 {
+		out = strings.Trim(out[:63], "-_.")
+	}
+	return out
+}

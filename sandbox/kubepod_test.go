@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestPodForMapsEachDefault(t *testing.T) {
+	pod, err := podFor(Spec{Image: "img"}.withDefaults(), keepalive, map[string]string{LabelManaged: "true"}, corev1.PullNever)
+	require.NoError(t, err)
+	ps := pod.Spec
+	c := ps.Containers[0]
+	sc := c.SecurityContext
+	type testCase struct {
+		name string
+		got  any
+		want any
+	}
+	for _, tc := range []testCase{
+		{"uid", *sc.RunAsUser, int64(1000)},
+		{"gid", *sc.RunAsGroup, int64(1000)},
+		{"non-root", *sc.RunAsNonRoot, true},
+		{"read-only root", *sc.ReadOnlyRootFilesystem, true},
+		{"no privilege escalation", *sc.AllowPrivilegeEscalation, false},
+		{"capabilities", sc.Capabilities.Drop, []corev1.Capability{"ALL"}},
+		{"seccomp", sc.SeccompProfile.Type, corev1.SeccompProfileTypeRuntimeDefault},
+		{"memory limit", c.Resources.Limits.Memory().Value(), int64(DefaultMemory)},
+		{"cpu limit", c.Resources.Limits.Cpu().MilliValue(), int64(2000)},
+		{"cpu request", c.Resources.Requests.Cpu().MilliValue(), int64(DefaultCPURequest)},
+		{"shared pid namespace", *ps.ShareProcessNamespace, true},
+		{"no token", *ps.AutomountServiceAccountToken, false},
+		{"no service links", *ps.EnableServiceLinks, false},
+		{"deadline", *ps.ActiveDeadlineSeconds, int64(DefaultPodDeadline.Seconds())},
+		{"restart", ps.RestartPolicy, corev1.RestartPolicyNever},
+		{"pull", c.ImagePullPolicy, corev1.PullNever},
+		{"network label", pod.Labels[LabelNetwork], "none"},
+		{"managed label", pod.Labels[LabelManaged], "true"},
+		{"tmp medium", ps.Volumes[0].EmptyDir.Medium, corev1.StorageMediumMemory},
+		{"tmp size", ps.Volumes[0].EmptyDir.SizeLimit.Value(), int64(DefaultTmpSize)},
+		{"home mount", c.VolumeMounts[1].MountPath, HomeDir},
+		{"home env", c.Env[0], corev1.EnvVar{Name: "HOME", Value: HomeDir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.got) })
+	}
+}
+
+func TestPodForRelaxations(t *testing.T) {
+	s := Spec{Image: "img", User: "0:0", Relax: Relax{
+		Root: true, WritableRootFS: true, NewPrivileges: true, CapAdd: []string{"CAP_CHOWN"}, Network: "bridge", NoInit: true,
+	}}.withDefaults()
+	pod, err := podFor(s, keepalive, nil, corev1.PullIfNotPresent)
+	require.NoError(t, err)
+	sc := pod.Spec.Containers[0].SecurityContext
+	assert.False(t, *sc.RunAsNonRoot)
+	assert.False(t, *sc.ReadOnlyRootFilesystem)
+	assert.True(t, *sc.AllowPrivilegeEscalation)
+	assert.Equal(t, []corev1.Capability{"CHOWN"}, sc.Capabilities.Add)
+	assert.Equal(t, "open", pod.Labels[LabelNetwork])
+	assert.False(t, *pod.Spec.ShareProcessNamespace)
+}
+
+func TestPodForMounts(t *testing.T) {
+	type testCase struct {
+		name    string
+		mount   Mount
+		wantErr string
+	}
+	for _, tc := range []testCase{
+		{"anonymous volume seeded from the image", Mount{Type: "volume", Target: "/testbed"}, ""},
+		{"tmpfs", Mount{Type: "tmpfs", Target: "/scratch"}, ""},
+		{"bind refused", Mount{Source: "/host", Target: "/x"}, "Mounts[0].Type"},
+		{"named volume refused", Mount{Type: "volume", Source: "v", Target: "/x"}, "Mounts[0].Source"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod, err := podFor(Spec{Image: "img", Mounts: []Mount{tc.mount}}.withDefaults(), keepalive, nil, corev1.PullNever)
+			if tc.wantErr != "" {
+				var se *SpecError
+				require.ErrorAs(t, err, &se)
+				assert.Equal(t, tc.wantErr, se.Field)
+				return
+			}
+			require.NoError(t, err)
+			if tc.mount.Type == "volume" {
+				require.Len(t, pod.Spec.InitContainers, 1)
+				assert.Equal(t, kubeSeedMount, pod.Spec.InitContainers[0].VolumeMounts[0].MountPath)
+			}
+			assert.Equal(t, tc.mount.Target, pod.Spec.Containers[0].VolumeMounts[2].MountPath)
+		})
+	}
+}
+
+func TestKubeLabelValue(t *testing.T) {
+	type testCase struct{ in, want string }
+	for _, tc := range []testCase{
+		{"t-TestX-120000.000001", "t-TestX-120000.000001"},
+		{"a/b:c", "a_b_c"},
+		{"-x-", "x"},
+		{string(make([]byte, 70)), ""},
+	} {
+		assert.Equal(t, tc.want, kubeLabelValue(tc.in), tc.in)
+	}
+}
+
+func TestAckWriter(t *testing.T) {
+	type testCase struct {
+		name   string
+		writes []string
+		out    string
+		code   int
+		ok     bool
+	}
+	long := strings.Repeat("x", 100)
+	for _, tc := range []testCase{
+		{"ack alone", []string{"swebox-ack:0\n"}, "", 0, true},
+		{"output then ack", []string{"hello\n", "swebox-ack:3\n"}, "hello\n", 3, true},
+		{"long output in pieces", []string{long, long, "swebox-ack:1\n"}, long + long, 1, true},
+		{"no ack", []string{long}, long, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			a := &ackWriter{w: &out}
+			for _, w := range tc.writes {
+				_, err := a.Write([]byte(w))
+				require.NoError(t, err)
+			}
+			code, ok := a.finish()
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.code, code)
+			assert.Equal(t, tc.out, out.String())
+		})
+	}
+}

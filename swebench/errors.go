@@ -1,0 +1,81 @@
+package swebench
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/swebox/swebox/swebench/harness"
+)
+
+// Sentinel errors. The typed errors below match them with errors.Is.
+var (
+	// ErrNoImage: workspace mode found no image for an instance's
+	// repository and version (no Image, no ImageMap entry, no override).
+	ErrNoImage = errors.New("no image for the instance")
+	// ErrImagesMissing: images the run needs are not on an engine and
+	// could not be pulled.
+	ErrImagesMissing = errors.New("images missing")
+	// ErrEngineLost: an engine stopped answering during the run, so the
+	// instances it was to evaluate ended as errors that are not verdicts.
+	ErrEngineLost = errors.New("engine lost during the run")
+	// ErrPatchApply: every patch attempt failed (official "Patch Apply
+	// Failed"); run_instance.log holds their output.
+	ErrPatchApply = errors.New("patch apply failed")
+	// ErrTestTimeout: the eval script ran past Config.Timeout.
+	ErrTestTimeout = errors.New("tests timed out")
+)
+
+// NoImageError names the repository and version that have no image.
+type NoImageError struct {
+	Repo, Version string
+}
+
+func (e *NoImageError) Error() string {
+	return fmt.Sprintf("no image for %s version %s", e.Repo, e.Version)
+}
+
+func (e *NoImageError) Unwrap() error { return ErrNoImage }
+
+// MissingImagesError lists the images a run needs that are not on an
+// engine, and why pulling the first of them failed.
+type MissingImagesError struct {
+	Host   string       // the engine's address ("" for the default)
+	Mode   harness.Mode // the run's mode
+	Images []string     // the missing images, sorted
+	Err    error        // the pull's error (wraps sandbox.ErrImageNotFound)
+}
+
+func (e *MissingImagesError) Error() string {
+	host := e.Host
+	if host == "" {
+		host = "the default engine"
+	}
+	return fmt.Sprintf("%d images missing on %s: %s: %v", len(e.Images), host, strings.Join(e.Images, ", "), e.Err)
+}
+
+func (e *MissingImagesError) Unwrap() []error { return []error{ErrImagesMissing, e.Err} }
+
+// EngineLostError reports the instances that ended as errors because an
+// engine stopped answering; Err is the first of their errors (it wraps
+// sandbox.ErrEngineUnreachable).
+type EngineLostError struct {
+	Instances []string
+	Err       error
+}
+
+func (e *EngineLostError) Error() string {
+	return fmt.Sprintf("engine lost during the run: %d instances could not be evaluated: %v", len(e.Instances), e.Err)
+}
+
+func (e *EngineLostError) Unwrap() []error { return []error{ErrEngineLost, e.Err} }
+
+// TimeoutError is an eval script that ran past its timeout.
+type TimeoutError struct{ Timeout time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("test timed out after %d seconds", int(e.Timeout.Seconds()))
+}
+
+func (e *TimeoutError) Unwrap() error { return ErrTestTimeout }

@@ -1,0 +1,108 @@
+package harness
+
+import "strings"
+
+// Rules selects the official harness release whose behaviour is reproduced.
+type Rules string
+
+const (
+	// V4 is SWE-bench v4.1.0, the widely deployed release.
+	V4 Rules = "v4"
+	// V5 is SWE-bench v5.x: pytest skips "SKIPPED [N]" summary lines,
+	// pytest_v2 keys full names with spaces, seaborn no longer raises
+	// IndexError, skipped FAIL_TO_PASS tests fail, three more repositories
+	// are graded fail-only.
+	V5 Rules = "v5"
+	// DefaultRules is what an empty Rules means.
+	DefaultRules = V5
+)
+
+// Valid reports whether r is one of the known rule sets ("" is not; see
+// [Rules.OrDefault]).
+func (r Rules) Valid() bool { return r == V4 || r == V5 }
+
+// OrDefault is r, or [DefaultRules] when r is empty.
+func (r Rules) OrDefault() Rules {
+	if r == "" {
+		return DefaultRules
+	}
+	return r
+}
+
+// Mode says how the repository gets into the container.
+type Mode string
+
+const (
+	// ModeWorkspace checks the repository out on the host at base_commit
+	// and mounts (or copies) it at [RepoDir] in an image chosen per
+	// repository.
+	ModeWorkspace Mode = "workspace"
+	// ModePrebuilt uses the official instance images, which hold the
+	// repository at [RepoDir] and a conda environment named testbed.
+	ModePrebuilt Mode = "prebuilt"
+)
+
+// Valid reports whether m is one of the two modes.
+func (m Mode) Valid() bool { return m == ModeWorkspace || m == ModePrebuilt }
+
+// RepoDir is where the repository lives in the container, as in the
+// official images and eval scripts.
+const RepoDir = "/testbed"
+
+// Markers the eval script and the harness write (swebench/harness/constants).
+// Under the script's `set -x` the start and end markers appear in
+// test_output.txt as "+ : '>>>>> Start Test Output'".
+const (
+	StartTestOutput      = ">>>>> Start Test Output"
+	EndTestOutput        = ">>>>> End Test Output"
+	ExitCodeMarker       = ">>>>> Test Exit Code"
+	PatchApplyFailMarker = ">>>>> Patch Apply Failed"
+	ResetFailedMarker    = ">>>>> Reset Failed"
+	TestsErroredMarker   = ">>>>> Tests Errored"
+	TestsTimedOutMarker  = ">>>>> Tests Timed Out"
+	// AppliedPatchMarker and PatchAlreadyAppliedMarker begin the lines of
+	// run_instance.log that say which patch attempt worked.
+	AppliedPatchMarker        = ">>>>> Applied Patch"
+	PatchAlreadyAppliedMarker = ">>>>> Patch Already Applied"
+)
+
+// failOnlyRepos is FAIL_ONLY_REPOS: repositories whose parsers list only
+// failing tests, with the release that added each.
+var failOnlyRepos = map[string]Rules{
+	"chartjs/Chart.js":      V4,
+	"processing/p5.js":      V4,
+	"markedjs/marked":       V4,
+	"bpmn-io/bpmn-js":       V5,
+	"openlayers/openlayers": V5,
+	"eslint/eslint":         V5,
+}
+
+// FailOnly reports whether the official rules grade repo fail-only. v4 lists
+// Chart.js, p5.js and marked; v5 adds bpmn-js, openlayers and eslint. An
+// empty rules means [DefaultRules]; a rule set that is not [Rules.Valid]
+// gets the v4 list, the repositories every release agrees on.
+func FailOnly(repo string, rules Rules) bool {
+	since, ok := failOnlyRepos[repo]
+	return ok && (since == V4 || rules.OrDefault() == V5)
+}
+
+// Image names of the official instance images.
+const (
+	// DefaultNamespace is the registry namespace of the published images.
+	DefaultNamespace = "swebench"
+	// DefaultTag is their tag.
+	DefaultTag = "latest"
+)
+
+// InstanceImage is the official instance image name:
+// "{namespace}/sweb.eval.x86_64.{id lowercased}:{tag}" with every "__"
+// replaced by "_1776_" (upstream applies the replacement to the whole
+// name), or "sweb.eval.x86_64.{id lowercased}:{tag}" for namespace "" (the
+// images the official harness builds locally).
+func InstanceImage(instanceID, namespace, tag string) string {
+	key := "sweb.eval.x86_64." + strings.ToLower(instanceID) + ":" + tag
+	if namespace == "" {
+		return key
+	}
+	return strings.ReplaceAll(namespace+"/"+key, "__", "_1776_")
+}
