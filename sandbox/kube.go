@@ -282,18 +282,21 @@ func (k *kubeBackend) probeNode(ctx context.Context, node, image, host, port str
 		pod.GenerateName = "swebox-probe-"
 		pod.Spec.NodeName = node
 		pod.Spec.ActiveDeadlineSeconds = ptr(int64(120))
+		// An error before the probe has run (the image missing on the node,
+		// the pod refused) says nothing about the network: it is returned
+		// as what it is, naming the probe pod it stopped.
 		name, err := k.createPod(ctx, pod, false)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("prove network isolation on node %s: start the %s probe pod: %w", node, want, err)
 		}
 		defer func() { _ = k.deletePod(context.WithoutCancel(ctx), name) }()
 		p, err := k.waitDone(ctx, name)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("prove network isolation on node %s: run the %s probe pod: %w", node, want, err)
 		}
 		out, err := k.podLogs(ctx, name)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("prove network isolation on node %s: read the %s probe's output: %w", node, want, err)
 		}
 		if p.Status.Phase != corev1.PodSucceeded {
 			return out, fmt.Errorf("prove network isolation on node %s: the %s probe failed: %s", node, want, strings.TrimSpace(out))
@@ -307,9 +310,11 @@ func (k *kubeBackend) probeNode(ctx context.Context, node, image, host, port str
 	wg.Go(func() { deny, derr = run("deny") })
 	wg.Wait()
 	if cerr != nil {
-		return fmt.Errorf("the control probe could not reach %s:%s, so the isolation probe would prove nothing: %w", host, port, cerr)
+		if strings.Contains(ctl, "gave up") {
+			return fmt.Errorf("the control probe could not reach %s:%s, so the isolation probe would prove nothing: %w", host, port, cerr)
+		}
+		return cerr
 	}
-	_ = ctl
 	if derr != nil {
 		if strings.Contains(deny, "gave up") {
 			return &IsolationError{Namespace: k.ns, Node: node, Target: net.JoinHostPort(host, port), Output: deny}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,8 +32,14 @@ func kubeArgs(t *testing.T) []string {
 // runPods counts the pods of a run still in the test namespace.
 func runPods(t *testing.T, runID string) int {
 	t.Helper()
+	return countPods(t, swebench.LabelRun+"="+runID)
+}
+
+// countPods counts the pods in the test namespace that match selector.
+func countPods(t *testing.T, selector string) int {
+	t.Helper()
 	pods, err := testenv.KubeClientset(t).CoreV1().Pods(testenv.KubeNamespace).List(context.Background(),
-		metav1.ListOptions{LabelSelector: swebench.LabelRun + "=" + runID})
+		metav1.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
 	return len(pods.Items)
 }
@@ -117,6 +124,7 @@ func TestKubeImageMissing(t *testing.T) {
 			assert.Equal(t, tc.want, rep.Outcomes)
 			assert.Empty(t, rep.UnresolvedIDs, "a missing image is never the model's failure")
 			assert.Zero(t, runPods(t, runID))
+			assert.NotContains(t, out.String(), "could not reach", "a missing image is not reported as a network failure")
 		})
 	}
 }
@@ -144,18 +152,26 @@ func TestKubePrune(t *testing.T) {
 
 // SIGINT to the eval process in the middle of a run on the cluster: it
 // exits with 130 and deletes every pod of the run, the hanging instance's
-// included.
+// included. The signal waits, after the first verdict, until the hanging
+// instance (swebox__demo-6, 20 s timeout) has its pod: only then is a pod
+// certainly in flight when the signal comes.
 func TestKubeInterrupt(t *testing.T) {
 	args := kubeArgs(t)
 	bin := testenv.BuildEval(t)
 	runID := "kube-int-" + testenv.Session(t)
+	hanging := swebench.LabelRun + "=" + runID + "," + swebench.LabelInstance + "=swebox__demo-6"
 	inFlight := -1
 	log, err := interruptAfterVerdict(t, exec.Command(bin, append([]string{"demo", "--log_dir", t.TempDir(), "--run_id", runID, "--max_workers", "4"}, args...)...),
-		func() { inFlight = runPods(t, runID) })
+		func() {
+			require.Eventually(t, func() bool { return countPods(t, hanging) > 0 }, 2*time.Minute, 100*time.Millisecond,
+				"the hanging instance never got its pod")
+			inFlight = runPods(t, runID)
+		})
 	t.Log(log)
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, exitInterrupted, ee.ExitCode())
 	assert.Positive(t, inFlight, "pods of the run were running when the signal came")
 	assert.Zero(t, runPods(t, runID), "the interrupted run left pods behind")
+	assert.Contains(t, log, "deleting the run's pods", "the message names what is removed on the cluster")
 }

@@ -332,6 +332,7 @@ func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %w", err)
 		}
+		sandboxNoun.Store("the run's pods")
 		return []*sandbox.Client{c}, nil
 	}
 	if len(eng.Hosts) == 0 {
