@@ -6,6 +6,8 @@
 #   scripts/k8s-local.sh env                print export SWEBOX_TEST_KUBECONFIG=...
 #   scripts/k8s-local.sh down               stop everything and remove every trace
 #   scripts/k8s-local.sh enforcer stop|start stop or restart the NetworkPolicy enforcer (tests)
+#   scripts/k8s-local.sh kubelet stop|start N stop or restart node N's kubelet (tests of a lost node)
+#   scripts/k8s-local.sh import IMAGE...     copy images from Docker into every node's containerd
 #
 # Upstream Kubernetes components are built from the Go module proxy (a wrapper
 # module that requires k8s.io/kubernetes and replaces its staging modules with the
@@ -436,6 +438,46 @@ cmd_enforcer() {
   esac
 }
 
+# cmd_kubelet stop|start N: take node N's kubelet away (the node goes
+# NotReady, its pods are unreachable) and bring it back with the same
+# configuration. containerd keeps running, so the node's containers live on
+# until the restarted kubelet removes the pods the API server deleted.
+cmd_kubelet() {
+  [ -d "$RUN/pids" ] || die "no cluster is up"
+  local n=${2:-} d
+  [ -n "$n" ] && [ -d "$RUN/node$n" ] || die "usage: $0 kubelet stop|start N (a node that is up)"
+  d=$RUN/node$n
+  case ${1:-} in
+    stop) stop_pid "$RUN/pids/kubelet-$n"; rm -f "$RUN/pids/kubelet-$n" ;;
+    start)
+      if ! { [ -f "$RUN/pids/kubelet-$n" ] && kill -0 "$(cat "$RUN/pids/kubelet-$n")" 2>/dev/null; }; then
+        start "kubelet-$n" "$BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$RUN/kubelet-$n.kubeconfig" \
+          --root-dir="$d/kubelet" --hostname-override="swebox-node$n" --node-ip="$(cat "$RUN/node-ip")" --v=1
+      fi
+      kctl wait --for=condition=Ready "node/swebox-node$n" --timeout=120s >/dev/null ||
+        die "node swebox-node$n is not Ready again; logs under $RUN/logs"
+      ;;
+    *) die "usage: $0 kubelet stop|start N" ;;
+  esac
+}
+
+# cmd_import IMAGE...: images from Docker into every node that is up.
+cmd_import() {
+  [ -d "$RUN/pids" ] || die "no cluster is up"
+  [ $# -gt 0 ] || die "usage: $0 import IMAGE..."
+  local img d tar
+  for img in "$@"; do
+    docker image inspect "$img" >/dev/null 2>&1 || die "image $img is not in Docker"
+  done
+  tar=$(mktemp "$RUN/import.XXXXXX.tar")
+  docker save -o "$tar" "$@"
+  for d in "$RUN"/node[0-9]*; do
+    ctr --address "$d/containerd.sock" -n k8s.io images import "$tar" >/dev/null ||
+      { rm -f "$tar"; die "importing into ${d##*/} failed"; }
+  done
+  rm -f "$tar"
+}
+
 cmd_env() {
   [ -f "$RUN/admin.kubeconfig" ] || die "no cluster is up"
   echo "export SWEBOX_TEST_KUBECONFIG=$RUN/admin.kubeconfig"
@@ -567,6 +609,8 @@ case ${1:-} in
   down) cmd_down ;;
   env) cmd_env ;;
   enforcer) shift; cmd_enforcer "$@" ;;
+  kubelet) shift; cmd_kubelet "$@" ;;
+  import) shift; cmd_import "$@" ;;
   check-clean) left=$(check_clean); [ -z "$left" ] || die "left: $left" ;;
-  *) die "usage: $0 build|up [--nodes 1|2]|down|env|check-clean" ;;
+  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|import IMAGE...|check-clean" ;;
 esac
