@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -140,10 +141,13 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 				Name:            fmt.Sprintf("%s%d", kubeSeeder, i),
 				Image:           s.Image,
 				ImagePullPolicy: pull,
-				Command:         []string{"/bin/sh", "-c", `[ ! -d "$1" ] || cp -a "$1/." "$2/"`, "swebox-seed", m.Target, kubeSeedMount},
-				SecurityContext: sc,
-				Resources:       resources(memLimit, cpuLimit, memReq, cpuReq),
-				VolumeMounts:    []corev1.VolumeMount{{Name: name, MountPath: kubeSeedMount}},
+				Command:         []string{"/bin/sh", "-c", seedScript, "swebox-seed", path.Clean(m.Target), kubeSeedMount, s.Image},
+				SecurityContext: seederContext(sc, uid),
+				// What the seeder printed becomes the termination message
+				// when it fails, and so part of the PodError.
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+				Resources:                resources(memLimit, cpuLimit, memReq, cpuReq),
+				VolumeMounts:             []corev1.VolumeMount{{Name: name, MountPath: kubeSeedMount}},
 			})
 		default:
 			return nil, &SpecError{Field: field + ".Type", Reason: "bind mounts need the caller's filesystem, which a cluster's nodes do not share; copy files in with CopyIn"}
@@ -192,6 +196,41 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 		pod.GenerateName, pod.Name = "", s.Name
 	}
 	return pod, nil
+}
+
+// seedScript copies the image's directory $1 (with its own mode and owner)
+// into the emptyDir mounted at $2; an image without $1 leaves the emptyDir
+// empty, as Docker leaves a volume over a missing directory. A failure names
+// the directory and the image ($3).
+const seedScript = `src=$1; dst=$2; img=$3
+[ -d "$src" ] || exit 0
+cp -a "$src/." "$dst/" && exit 0
+echo "swebox-seed: copying $src of image $img into its volume failed" >&2
+exit 1`
+
+// seedCaps are the capabilities a seeder running as root keeps, so that the
+// copy has the owners and modes the image has, as when Docker fills a volume
+// from an image: change owners (CHOWN), set modes and times of files it does
+// not own (FOWNER), keep setgid bits (FSETID), and read files and directories
+// that other users own (DAC_OVERRIDE). Its root filesystem is read-only, so it
+// can write nothing but the volume; a seeder running as another user gets
+// none (Kubernetes has no ambient capabilities) and copies what it can read,
+// owned by itself.
+var seedCaps = []corev1.Capability{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID"}
+
+// seederContext is the sandbox container's security context, with seedCaps
+// added when it runs as root.
+func seederContext(sc *corev1.SecurityContext, uid int) *corev1.SecurityContext {
+	out := sc.DeepCopy()
+	if uid != 0 {
+		return out
+	}
+	for _, c := range seedCaps {
+		if !slices.Contains(out.Capabilities.Add, c) {
+			out.Capabilities.Add = append(out.Capabilities.Add, c)
+		}
+	}
+	return out
 }
 
 func resources(memLimit, cpuLimit, memReq, cpuReq *resource.Quantity) corev1.ResourceRequirements {

@@ -93,6 +93,39 @@ func TestPodForMounts(t *testing.T) {
 	}
 }
 
+// The seeder runs the sandbox's image with the sandbox container's security
+// context and resources; as root it keeps the capabilities that let the copy
+// keep the image's owners and modes, and nothing else changes.
+func TestPodForSeeder(t *testing.T) {
+	type testCase struct {
+		name     string
+		user     string
+		wantCaps []corev1.Capability
+	}
+	for _, tc := range []testCase{
+		{"uid 1000", "", nil},
+		{"root", "0:0", seedCaps},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Spec{Image: "img", User: tc.user, Relax: Relax{Root: tc.user != ""}, Mounts: []Mount{{Type: "volume", Target: "/testbed/"}}}.withDefaults()
+			pod, err := podFor(s, keepalive, nil, corev1.PullNever)
+			require.NoError(t, err)
+			require.Len(t, pod.Spec.InitContainers, 1)
+			seed, main := pod.Spec.InitContainers[0], pod.Spec.Containers[0]
+			assert.Equal(t, "img", seed.Image)
+			assert.Equal(t, corev1.PullNever, seed.ImagePullPolicy)
+			assert.Equal(t, []string{"/bin/sh", "-c", seedScript, "swebox-seed", "/testbed", kubeSeedMount, "img"}, seed.Command)
+			assert.Equal(t, corev1.TerminationMessageFallbackToLogsOnError, seed.TerminationMessagePolicy)
+			assert.Equal(t, main.Resources, seed.Resources)
+			assert.Equal(t, tc.wantCaps, seed.SecurityContext.Capabilities.Add)
+			assert.Empty(t, main.SecurityContext.Capabilities.Add, "the sandbox container keeps no capability")
+			want := main.SecurityContext.DeepCopy()
+			want.Capabilities.Add = tc.wantCaps
+			assert.Equal(t, want, seed.SecurityContext, "otherwise the same context as the sandbox container")
+		})
+	}
+}
+
 func TestKubeLabelValue(t *testing.T) {
 	type testCase struct{ in, want string }
 	for _, tc := range []testCase{

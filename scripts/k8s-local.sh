@@ -8,6 +8,7 @@
 #   scripts/k8s-local.sh enforcer stop|start stop or restart the NetworkPolicy enforcer (tests)
 #   scripts/k8s-local.sh kubelet stop|start N stop or restart node N's kubelet (tests of a lost node)
 #   scripts/k8s-local.sh import IMAGE...     copy images from Docker into every node's containerd
+#   scripts/k8s-local.sh unimport IMAGE...   remove those images from every node's containerd
 #
 # Upstream Kubernetes components are built from the Go module proxy (a wrapper
 # module that requires k8s.io/kubernetes and replaces its staging modules with the
@@ -478,6 +479,36 @@ cmd_import() {
   rm -f "$tar"
 }
 
+# cri_ref IMAGE: the name containerd gives an image Docker names IMAGE
+# (docker.io/library/ and :latest made explicit), the name the kubelet looks
+# up for a pod's image.
+cri_ref() {
+  local ref=$1 first=${1%%/*}
+  case $ref in
+    */*) case $first in *.*|*:*|localhost) ;; *) ref=docker.io/$ref ;; esac ;;
+    *) ref=docker.io/library/$ref ;;
+  esac
+  case ${ref##*/} in *:*|*@*) ;; *) ref=$ref:latest ;; esac
+  echo "$ref"
+}
+
+# cmd_unimport IMAGE...: remove images from every node that is up; an image a
+# node does not hold is fine. Pods still using one keep running.
+cmd_unimport() {
+  [ -d "$RUN/pids" ] || die "no cluster is up"
+  [ $# -gt 0 ] || die "usage: $0 unimport IMAGE..."
+  local img d refs=()
+  for img in "$@"; do refs+=("$(cri_ref "$img")"); done
+  for d in "$RUN"/node[0-9]*; do
+    [ -S "$d/containerd.sock" ] || continue
+    for img in "${refs[@]}"; do
+      ctr --address "$d/containerd.sock" -n k8s.io images ls -q "name==$img" | grep -q . || continue
+      ctr --address "$d/containerd.sock" -n k8s.io images rm --sync "$img" >/dev/null ||
+        die "removing $img from ${d##*/} failed"
+    done
+  done
+}
+
 cmd_env() {
   [ -f "$RUN/admin.kubeconfig" ] || die "no cluster is up"
   echo "export SWEBOX_TEST_KUBECONFIG=$RUN/admin.kubeconfig"
@@ -611,6 +642,7 @@ case ${1:-} in
   enforcer) shift; cmd_enforcer "$@" ;;
   kubelet) shift; cmd_kubelet "$@" ;;
   import) shift; cmd_import "$@" ;;
+  unimport) shift; cmd_unimport "$@" ;;
   check-clean) left=$(check_clean); [ -z "$left" ] || die "left: $left" ;;
-  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|import IMAGE...|check-clean" ;;
+  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|import IMAGE...|unimport IMAGE...|check-clean" ;;
 esac

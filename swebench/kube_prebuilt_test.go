@@ -1,0 +1,181 @@
+package swebench_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
+)
+
+// k8sLocal runs the test cluster's script (SWEBOX_TEST_K8S_LOCAL, printed by
+// scripts/k8s-local.sh env), which copies images from Docker into the nodes.
+func k8sLocal(t *testing.T) func(args ...string) {
+	t.Helper()
+	script := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
+	if script == "" {
+		cienv.Skip(t, "SWEBOX_TEST_K8S_LOCAL is not set: the images are copied into the nodes by the project's own test cluster script (eval $(scripts/k8s-local.sh env))")
+	}
+	return func(args ...string) {
+		t.Helper()
+		out, err := exec.Command(script, args...).CombinedOutput()
+		require.NoError(t, err, "%s %v: %s", script, args, out)
+	}
+}
+
+// manifest lists every path under /testbed with its type and mode, numeric
+// owner, and size (files) or target (symbolic links).
+const manifest = `cd /testbed && find . \( -type f -printf '%p %M %U:%G %s\n' \) -o \( ! -type f -printf '%p %M %U:%G %l\n' \) | LC_ALL=C sort`
+
+// The probes run from inside a sandbox: each prints what it found.
+const (
+	// writeProbe writes to /testbed and commits with git, as the
+	// evaluation's patch and tests do.
+	writeProbe = `id -u; echo x > /testbed/new-file && cat /testbed/new-file && git -C /testbed status --porcelain new-file`
+	// rootProbe tries to write to the image's root filesystem.
+	rootProbe = `touch /usr/swebox-probe 2>&1; echo "exit $?"`
+)
+
+// Prebuilt mode on the cluster: the official-style instance image, built
+// with Docker and copied into the nodes, gives the verdicts Docker gives on
+// the same image (resolved with the gold patch, unresolved with a
+// regression); /testbed in the pod holds the image's files with their modes
+// and owners, as Docker's volume does, and is writable while the root
+// filesystem is not; an image without /testbed gets an empty one; a copy
+// that fails names the image and the directory; no pod is left.
+func TestKubePrebuiltMode(t *testing.T) {
+	script := k8sLocal(t)
+	kube := testenv.KubeClient(t)
+	f := newFixture(t)
+	ctx := context.Background()
+
+	// One image serves both instances (they share the base commit), under
+	// the names prebuilt mode looks up.
+	ns := "swebox-kube-" + strings.ToLower(strings.NewReplacer(".", "").Replace(f.client.Session()[len(f.client.Session())-8:]))
+	refs := []string{ns + "/sweb.eval.x86_64.calc_1776_calc-1:latest", ns + "/sweb.eval.x86_64.calc_1776_calc-3:latest"}
+	buildCtx := tarDir(t, filepath.Join(f.project.Sources, "swebox-test__calc"), "testbed")
+	// Files whose modes and owners the copy must keep: an executable, a
+	// setgid directory, a link, and a tree of uid 1000's that only its owner
+	// may enter.
+	for _, h := range []*tar.Header{
+		{Name: "testbed/tools/", Typeflag: tar.TypeDir, Mode: 0o2775},
+		{Name: "testbed/tools/check.sh", Typeflag: tar.TypeReg, Mode: 0o755, Size: 3},
+		{Name: "testbed/tools/check", Typeflag: tar.TypeSymlink, Linkname: "check.sh", Mode: 0o777},
+		{Name: "owned/private/", Typeflag: tar.TypeDir, Mode: 0o700},
+		{Name: "owned/private/key", Typeflag: tar.TypeReg, Mode: 0o600, Size: 3},
+	} {
+		require.NoError(t, buildCtx.tw.WriteHeader(h))
+		if h.Size > 0 {
+			_, err := buildCtx.tw.Write([]byte("ok\n"))
+			require.NoError(t, err)
+		}
+	}
+	df := "FROM " + testenv.Image() + "\nCOPY testbed /testbed\nCOPY --chown=1000:1000 owned /testbed/owned\nWORKDIR /testbed\n"
+	addToTar(t, buildCtx, "Dockerfile", df)
+	_, err := f.client.BuildImage(ctx, sandbox.BuildRequest{Context: buildCtx.buf, Tags: refs, NetworkMode: "none"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, ref := range refs {
+			assert.NoError(t, f.client.RemoveImage(context.Background(), ref))
+		}
+	})
+	script(append([]string{"import"}, refs...)...)
+	t.Cleanup(func() { script(append([]string{"unimport"}, refs...)...) })
+
+	preds := []dataset.Prediction{pred("calc__calc-1", goldPatch), pred("calc__calc-3", regressionPatch)}
+	evaluate := func(c *sandbox.Client, runID string) map[string]swebench.InstanceResult {
+		cfg := f.config(t, runID, preds)
+		cfg.Sandboxes = []*sandbox.Client{c}
+		cfg.Mode, cfg.Namespace, cfg.Repos = harness.ModePrebuilt, ns, nil
+		cfg.InstanceIDs = []string{"calc__calc-1", "calc__calc-3"}
+		res, err := swebench.Evaluate(ctx, cfg)
+		require.NoError(t, err)
+		return byID(res)
+	}
+	onDocker := evaluate(f.client, "prebuilt-docker")
+	require.Equal(t, swebench.StatusResolved, onDocker["calc__calc-1"].Status, onDocker["calc__calc-1"].Error)
+	require.Equal(t, swebench.StatusUnresolved, onDocker["calc__calc-3"].Status, onDocker["calc__calc-3"].Error)
+	runID := "prebuilt-" + testenv.Session(t)
+	onKube := evaluate(kube, runID)
+	for _, id := range []string{"calc__calc-1", "calc__calc-3"} {
+		d, k := onDocker[id], onKube[id]
+		assert.Equal(t, d.Status, k.Status, "%s: %s", id, k.Error)
+		assert.Equal(t, d.Outcome, k.Outcome, id)
+		assert.Equal(t, d.FailToPass, k.FailToPass, id)
+		assert.Equal(t, d.PassToPass, k.PassToPass, id)
+		b, err := os.ReadFile(filepath.Join(k.LogDir, "run_instance.log"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "(prebuilt mode,", "%s ran in prebuilt mode", id)
+	}
+	assert.Zero(t, kubePods(t, swebench.LabelRun+"="+runID), "the run left pods behind")
+
+	// Inside the pods: the sandbox the evaluation makes, and one as uid 1000.
+	shell := func(c *sandbox.Client, s sandbox.Spec, script string) string {
+		t.Helper()
+		s.Policy, s.Limits = sandbox.AllowAll(), testenv.SmallLimits
+		sb, err := c.Create(ctx, s)
+		require.NoError(t, err)
+		defer func() { assert.NoError(t, sb.Remove(context.Background())) }()
+		res, err := sb.Shell(ctx, script, sandbox.ExecRequest{})
+		require.NoError(t, err)
+		return res.Stdout.String() + res.Stderr.String()
+	}
+	prebuilt := swebench.SandboxSpec(refs[0])
+	want := shell(f.client, prebuilt, manifest)
+	require.Contains(t, want, "./owned/private drwx------ 1000:1000 \n", "the image holds the files the test checks")
+	require.Contains(t, want, "./owned/private/key -rw------- 1000:1000 3\n")
+	require.Contains(t, want, "./tools drwxrwsr-x 0:0")
+	assert.Equal(t, want, shell(kube, prebuilt, manifest), "/testbed in the pod has the image's files, modes and owners, as Docker's volume has")
+	assert.Equal(t, "0\nx\n?? new-file\n", shell(kube, prebuilt, writeProbe), "the sandbox user (root in prebuilt mode) writes /testbed")
+	assert.Contains(t, shell(kube, prebuilt, rootProbe), "Read-only file system", "the root filesystem stays read-only")
+	assert.NotContains(t, shell(kube, prebuilt, rootProbe), "exit 0")
+
+	// An image without /testbed: the volume is there, empty and writable.
+	bare := swebench.SandboxSpec(testenv.Image())
+	assert.Equal(t, "empty\n0\nx\n", shell(kube, bare, `ls -A /testbed | grep -q . || echo empty; id -u; echo x > /testbed/f && cat /testbed/f`))
+
+	// uid 1000 cannot read root's private file, so the copy fails: the pod
+	// never starts and the error names the image and the directory.
+	noRead := &tarBuf{buf: &bytes.Buffer{}}
+	noRead.tw = tar.NewWriter(noRead.buf)
+	require.NoError(t, noRead.tw.WriteHeader(&tar.Header{Name: "private", Typeflag: tar.TypeReg, Mode: 0o600, Size: 3}))
+	_, err = noRead.tw.Write([]byte("ok\n"))
+	require.NoError(t, err)
+	addToTar(t, noRead, "Dockerfile", "FROM "+refs[0]+"\nCOPY private /testbed/private\n")
+	unreadable := ns + "/unreadable:latest"
+	_, err = f.client.BuildImage(ctx, sandbox.BuildRequest{Context: noRead.buf, Tags: []string{unreadable}, NetworkMode: "none"})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, f.client.RemoveImage(context.Background(), unreadable)) })
+	script("import", unreadable)
+	t.Cleanup(func() { script("unimport", unreadable) })
+	s := sandbox.Spec{Image: unreadable, Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}, Limits: testenv.SmallLimits}
+	_, err = kube.Create(ctx, s)
+	var pe *sandbox.PodError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, pe.Detail, "copying /testbed of image "+unreadable+" into its volume failed")
+	assert.Contains(t, pe.Detail, "Permission denied", "the error carries what the copy said")
+	assert.Zero(t, kubePods(t, sandbox.LabelSession+"="+kube.Session()), "no pod of the test is left")
+}
+
+// kubePods counts the pods in the test namespace that match selector.
+func kubePods(t *testing.T, selector string) int {
+	t.Helper()
+	pods, err := testenv.KubeClientset(t).CoreV1().Pods(testenv.KubeNamespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: selector})
+	require.NoError(t, err)
+	return len(pods.Items)
+}
