@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 				Name:            fmt.Sprintf("%s%d", kubeSeeder, i),
 				Image:           s.Image,
 				ImagePullPolicy: pull,
-				Command:         []string{"/bin/sh", "-c", seedScript, "swebox-seed", path.Clean(m.Target), kubeSeedMount, s.Image},
+				Command:         []string{"/bin/sh", "-c", seedScript, "swebox-seed", path.Clean(m.Target), kubeSeedMount, s.Image, strconv.Itoa(uid)},
 				SecurityContext: seederContext(sc, uid),
 				// What the seeder printed becomes the termination message
 				// when it fails, and so part of the PodError.
@@ -198,15 +199,30 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 	return pod, nil
 }
 
-// seedScript copies the image's directory $1 (with its own mode and owner)
-// into the emptyDir mounted at $2; an image without $1 leaves the emptyDir
+// seedScript copies the image's directory $1 into the emptyDir mounted at
+// $2, keeping owners and modes; an image without $1 leaves the emptyDir
 // empty, as Docker leaves a volume over a missing directory. A failure names
 // the directory and the image ($3).
-const seedScript = `src=$1; dst=$2; img=$3
+//
+// As root ($4 = 0) it copies the directory itself, so that the volume also
+// takes the directory's own owner and mode. The kubelet makes the emptyDir
+// setgid for the pod's fsGroup, and directories made in a setgid directory
+// inherit the bit, which cp keeps; so the bit is cleared first. Another user
+// cannot change the kubelet's directory: it copies what the directory holds,
+// and the volume stays the emptyDir, writable by the pod's group.
+const seedScript = `src=$1; dst=$2; img=$3; uid=$4
+fail() { echo "swebox-seed: copying $src of image $img into its volume failed" >&2; exit 1; }
 [ -d "$src" ] || exit 0
-cp -a "$src/." "$dst/" && exit 0
-echo "swebox-seed: copying $src of image $img into its volume failed" >&2
-exit 1`
+if [ "$uid" = 0 ]; then
+  chmod g-s "$dst" && cp -a "$src/." "$dst/" || fail
+  exit 0
+fi
+cd "$src" || fail
+set --
+for f in * .[!.]* ..?*; do
+  if [ -e "$f" ] || [ -L "$f" ]; then set -- "$@" "$f"; fi
+done
+[ $# -eq 0 ] || cp -a "$@" "$dst/" || fail`
 
 // seedCaps are the capabilities a seeder running as root keeps, so that the
 // copy has the owners and modes the image has, as when Docker fills a volume

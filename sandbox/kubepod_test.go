@@ -100,11 +100,12 @@ func TestPodForSeeder(t *testing.T) {
 	type testCase struct {
 		name     string
 		user     string
+		uid      string
 		wantCaps []corev1.Capability
 	}
 	for _, tc := range []testCase{
-		{"uid 1000", "", nil},
-		{"root", "0:0", seedCaps},
+		{"uid 1000", "", "1000", nil},
+		{"root", "0:0", "0", seedCaps},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Spec{Image: "img", User: tc.user, Relax: Relax{Root: tc.user != ""}, Mounts: []Mount{{Type: "volume", Target: "/testbed/"}}}.withDefaults()
@@ -114,7 +115,7 @@ func TestPodForSeeder(t *testing.T) {
 			seed, main := pod.Spec.InitContainers[0], pod.Spec.Containers[0]
 			assert.Equal(t, "img", seed.Image)
 			assert.Equal(t, corev1.PullNever, seed.ImagePullPolicy)
-			assert.Equal(t, []string{"/bin/sh", "-c", seedScript, "swebox-seed", "/testbed", kubeSeedMount, "img"}, seed.Command)
+			assert.Equal(t, []string{"/bin/sh", "-c", seedScript, "swebox-seed", "/testbed", kubeSeedMount, "img", tc.uid}, seed.Command)
 			assert.Equal(t, corev1.TerminationMessageFallbackToLogsOnError, seed.TerminationMessagePolicy)
 			assert.Equal(t, main.Resources, seed.Resources)
 			assert.Equal(t, tc.wantCaps, seed.SecurityContext.Capabilities.Add)

@@ -126,7 +126,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	// Inside the pods: the sandbox the evaluation makes, and one as uid 1000.
 	shell := func(c *sandbox.Client, s sandbox.Spec, script string) string {
 		t.Helper()
-		s.Policy, s.Limits = sandbox.AllowAll(), testenv.SmallLimits
+		s.Policy = sandbox.AllowAll()
 		sb, err := c.Create(ctx, s)
 		require.NoError(t, err)
 		defer func() { assert.NoError(t, sb.Remove(context.Background())) }()
@@ -135,14 +135,23 @@ func TestKubePrebuiltMode(t *testing.T) {
 		return res.Stdout.String() + res.Stderr.String()
 	}
 	prebuilt := swebench.SandboxSpec(refs[0])
-	want := shell(f.client, prebuilt, manifest)
+	// The listing reads uid 1000's private directory too.
+	lister := swebench.SandboxSpec(refs[0])
+	lister.Relax.CapAdd = []string{"CAP_DAC_READ_SEARCH"}
+	want := shell(f.client, lister, manifest)
 	require.Contains(t, want, "./owned/private drwx------ 1000:1000 \n", "the image holds the files the test checks")
 	require.Contains(t, want, "./owned/private/key -rw------- 1000:1000 3\n")
 	require.Contains(t, want, "./tools drwxrwsr-x 0:0")
-	assert.Equal(t, want, shell(kube, prebuilt, manifest), "/testbed in the pod has the image's files, modes and owners, as Docker's volume has")
+	assert.Equal(t, want, shell(kube, lister, manifest), "/testbed in the pod has the image's files, modes and owners, as Docker's volume has")
 	assert.Equal(t, "0\nx\n?? new-file\n", shell(kube, prebuilt, writeProbe), "the sandbox user (root in prebuilt mode) writes /testbed")
 	assert.Contains(t, shell(kube, prebuilt, rootProbe), "Read-only file system", "the root filesystem stays read-only")
 	assert.NotContains(t, shell(kube, prebuilt, rootProbe), "exit 0")
+
+	// As uid 1000, the files are the image's, the user's own, and writable.
+	user := sandbox.Spec{Image: refs[0], WorkingDir: "/testbed", Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}}
+	names := `id -u; ls -A /testbed; find /testbed -mindepth 1 ! -user 1000 | head -3`
+	assert.Equal(t, "1000\n"+strings.Join(topLevel(want), "\n")+"\n", shell(kube, user, names), "uid 1000 gets the image's files, owned by itself")
+	assert.Equal(t, "x\n", shell(kube, user, `echo x > /testbed/calc.py && cat calc.py`))
 
 	// An image without /testbed: the volume is there, empty and writable.
 	bare := swebench.SandboxSpec(testenv.Image())
@@ -162,13 +171,25 @@ func TestKubePrebuiltMode(t *testing.T) {
 	t.Cleanup(func() { assert.NoError(t, f.client.RemoveImage(context.Background(), unreadable)) })
 	script("import", unreadable)
 	t.Cleanup(func() { script("unimport", unreadable) })
-	s := sandbox.Spec{Image: unreadable, Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}, Limits: testenv.SmallLimits}
+	s := sandbox.Spec{Image: unreadable, Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}}
 	_, err = kube.Create(ctx, s)
 	var pe *sandbox.PodError
 	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, pe.Detail, "copying /testbed of image "+unreadable+" into its volume failed")
 	assert.Contains(t, pe.Detail, "Permission denied", "the error carries what the copy said")
 	assert.Zero(t, kubePods(t, sandbox.LabelSession+"="+kube.Session()), "no pod of the test is left")
+}
+
+// topLevel is the names of the top-level entries of a manifest.
+func topLevel(manifest string) []string {
+	var out []string
+	for _, line := range strings.Split(manifest, "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		if rest, ok := strings.CutPrefix(name, "./"); ok && !strings.Contains(rest, "/") {
+			out = append(out, rest)
+		}
+	}
+	return out
 }
 
 // kubePods counts the pods in the test namespace that match selector.
