@@ -152,6 +152,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	names := `id -u; ls -A /testbed; find /testbed -mindepth 1 ! -user 1000 | head -3`
 	assert.Equal(t, "1000\n"+strings.Join(topLevel(want), "\n")+"\n", shell(kube, user, names), "uid 1000 gets the image's files, owned by itself")
 	assert.Equal(t, "x\n", shell(kube, user, `echo x > /testbed/calc.py && cat calc.py`))
+	assert.Contains(t, shell(f.client, user, names), "/testbed/calc.py\n", "Docker's volume keeps the image's owner (root)")
 
 	// An image without /testbed: the volume is there, empty and writable.
 	bare := swebench.SandboxSpec(testenv.Image())
