@@ -56,6 +56,9 @@ const (
 //   - wall clock: activeDeadlineSeconds
 //   - pids: the kubelet's podPidsLimit (per node, not per pod)
 //   - open files and file size: ulimit in the exec wrapper of every command
+//   - a volume filled from the image: an emptyDir that an init container of
+//     the image fills (seedScript), with the same context, resources and
+//     read-only root, plus seedCaps when it runs as root
 func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPolicy) (*corev1.Pod, error) {
 	uid, gid, _ := parseUser(s.User)
 	l := s.Limits
