@@ -38,8 +38,8 @@ func k8sLocal(t *testing.T) func(args ...string) {
 }
 
 // manifest lists every path under /testbed with its type and mode, numeric
-// owner, and size (files) or target (symbolic links).
-const manifest = `cd /testbed && find . \( -type f -printf '%p %M %U:%G %s\n' \) -o \( ! -type f -printf '%p %M %U:%G %l\n' \) | LC_ALL=C sort`
+// owner, and size and modification time (files) or target (symbolic links).
+const manifest = `cd /testbed && find . \( -type f -printf '%p %M %U:%G %s %T@\n' \) -o \( ! -type f -printf '%p %M %U:%G %l\n' \) | LC_ALL=C sort`
 
 // The probes run from inside a sandbox: each prints what it found.
 const (
@@ -140,7 +140,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	lister.Relax.CapAdd = []string{"CAP_DAC_READ_SEARCH"}
 	want := shell(f.client, lister, manifest)
 	require.Contains(t, want, "./owned/private drwx------ 1000:1000 \n", "the image holds the files the test checks")
-	require.Contains(t, want, "./owned/private/key -rw------- 1000:1000 3\n")
+	require.Contains(t, want, "./owned/private/key -rw------- 1000:1000 3 ")
 	require.Contains(t, want, "./tools drwxrwsr-x 0:0")
 	assert.Equal(t, want, shell(kube, lister, manifest), "/testbed in the pod has the image's files, modes and owners, as Docker's volume has")
 	assert.Equal(t, "0\nx\n?? new-file\n", shell(kube, prebuilt, writeProbe), "the sandbox user (root in prebuilt mode) writes /testbed")
