@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +123,35 @@ func TestKubePrebuiltMode(t *testing.T) {
 		assert.Contains(t, string(b), "(prebuilt mode,", "%s ran in prebuilt mode", id)
 	}
 	assert.Zero(t, kubePods(t, swebench.LabelRun+"="+runID), "the run left pods behind")
+
+	// The eval command, prebuilt mode chosen by --namespace, on the cluster.
+	dir := t.TempDir()
+	writeJSON := func(name string, rows ...any) string {
+		var b bytes.Buffer
+		for _, r := range rows {
+			line, err := json.Marshal(r)
+			require.NoError(t, err)
+			b.Write(append(line, '\n'))
+		}
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b.Bytes(), 0o644))
+		return p
+	}
+	dsPath := writeJSON("dataset.jsonl", f.project.Instance("calc__calc-1"), f.project.Instance("calc__calc-3"))
+	predsPath := writeJSON("preds.jsonl", preds[0], preds[1])
+	cliRun := "prebuilt-cli-" + testenv.Session(t)
+	cmd := exec.Command(testenv.BuildEval(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
+		"--kubeconfig", testenv.Kubeconfig(t), "--kube_namespace", testenv.KubeNamespace, "--run_id", cliRun,
+		"--log_dir", filepath.Join(dir, "logs"), "--report_dir", dir, "--max_workers", "2")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	rep := testenv.RunReport(t, filepath.Join(dir, "org__model."+cliRun+".json"))
+	assert.Equal(t, []string{"calc__calc-1"}, testenv.IDs(rep, "resolved_ids"), "%s", out)
+	assert.Equal(t, []string{"calc__calc-3"}, testenv.IDs(rep, "unresolved_ids"), "%s", out)
+	b, err := os.ReadFile(filepath.Join(dir, "logs", "run_evaluation", cliRun, "org__model", "calc__calc-1", "run_instance.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "(prebuilt mode,")
+	assert.Zero(t, kubePods(t, swebench.LabelRun+"="+cliRun), "the command's run left pods behind")
 
 	// Inside the pods: the sandbox the evaluation makes, and one as uid 1000.
 	shell := func(c *sandbox.Client, s sandbox.Spec, script string) string {
