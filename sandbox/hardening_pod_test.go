@@ -1,0 +1,79 @@
+package sandbox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+)
+
+// The kernel's seccomp filter is on for every command: the engine's
+// default profile on Docker, RuntimeDefault on Kubernetes.
+func TestSeccompFilterIsOn(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		sb := createT(t, c, sandbox.Spec{})
+		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"grep", "^Seccomp:", "/proc/self/status"}})
+		assert.Equal(t, "Seccomp:\t2\n", res.Stdout.String(), "mode 2 is a filter; 0 would be none")
+	})
+}
+
+// A sandbox pod holds no credential of the cluster and learns nothing of
+// its services: no service-account token is mounted and no service's
+// address is put in its environment. The control is a plain pod of the
+// same image in the same namespace, with Kubernetes' defaults, which sees
+// both: so the probe can see them where they are.
+func TestPodHasNoTokenAndNoServiceLinks(t *testing.T) {
+	cs := testenv.KubeClientset(t)
+	c := testenv.KubeClient(t)
+	ctx := context.Background()
+	svcName := "swebox-links-" + strings.ToLower(c.Session()[len(c.Session())-6:])
+	envName := strings.ToUpper(strings.ReplaceAll(svcName, "-", "_")) + "_SERVICE_HOST"
+	_, err := cs.CoreV1().Services(testenv.KubeNamespace).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: svcName, Labels: map[string]string{sandbox.LabelSession: c.Session()}},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		assert.NoError(t, cs.CoreV1().Services(testenv.KubeNamespace).Delete(context.Background(), svcName, metav1.DeleteOptions{}))
+	})
+	const probe = `ls /var/run/secrets/kubernetes.io/serviceaccount 2>&1; env`
+
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", probe}})
+	assert.Contains(t, res.Stdout.String(), "No such file or directory", "no service-account token is mounted")
+	assert.NotContains(t, res.Stdout.String(), "token")
+	assert.NotContains(t, res.Stdout.String(), envName, "no service link in the environment")
+
+	// The control: Kubernetes' defaults mount the token and add the links.
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "swebox-control-", Labels: map[string]string{
+			sandbox.LabelManaged: "true", sandbox.LabelSession: c.Session(), sandbox.LabelNetwork: "none"}},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "probe", Image: testImage(), ImagePullPolicy: corev1.PullNever,
+				Command: []string{"sh", "-c", probe}}},
+		},
+	}
+	created, err := cs.CoreV1().Pods(testenv.KubeNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		zero := int64(0)
+		_ = cs.CoreV1().Pods(testenv.KubeNamespace).Delete(context.Background(), created.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	})
+	require.Eventually(t, func() bool {
+		p, err := cs.CoreV1().Pods(testenv.KubeNamespace).Get(ctx, created.Name, metav1.GetOptions{})
+		return err == nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed)
+	}, 3*time.Minute, 200*time.Millisecond, "the control pod did not finish")
+	out, err := cs.CoreV1().Pods(testenv.KubeNamespace).GetLogs(created.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "token", "the control pod sees its token, so the probe would see one")
+	assert.Contains(t, string(out), envName+"=", "the control pod sees the service link, so the probe would see one")
+}
