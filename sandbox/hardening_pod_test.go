@@ -77,3 +77,43 @@ func TestPodHasNoTokenAndNoServiceLinks(t *testing.T) {
 	assert.Contains(t, string(out), "token", "the control pod sees its token, so the probe would see one")
 	assert.Contains(t, string(out), envName+"=", "the control pod sees the service link, so the probe would see one")
 }
+
+// The open-file and file-size limits hold for every command, and a command
+// cannot raise them: on Docker they are the container's rlimits, on
+// Kubernetes (which has no field for them) the wrapper every command starts
+// under sets them, soft and hard. The control is the same probe under the
+// defaults, which gets further.
+func TestFileLimitsHold(t *testing.T) {
+	const probe = `
+import os, resource
+fds = []
+try:
+    while True:
+        fds.append(os.open('/dev/null', os.O_RDONLY))
+except OSError as e:
+    print('open', len(fds) + 3, e.strerror)
+for fd in fds:
+    os.close(fd)
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1 << 20, 1 << 20))
+    print('raised')
+except (OSError, ValueError) as e:
+    print('raise refused')
+with open('/tmp/big', 'wb') as f:
+    try:
+        for _ in range(4):
+            f.write(b'x' * (1 << 20)); f.flush()
+        print('wrote 4 MiB')
+    except OSError as e:
+        print('write', e.strerror, os.path.getsize('/tmp/big'))
+`
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		tight := createT(t, c, sandbox.Spec{Limits: sandbox.Limits{NoFile: 64, FileSize: 1 << 20}})
+		res := execT(t, tight, sandbox.ExecRequest{Cmd: []string{"python3", "-c", probe}})
+		assert.Equal(t, "open 64 Too many open files\nraise refused\nwrite File too large 1048576\n", res.Stdout.String(), res.Stderr.String())
+
+		loose := createT(t, c, sandbox.Spec{})
+		res = execT(t, loose, sandbox.ExecRequest{Cmd: []string{"python3", "-c", probe}})
+		assert.Equal(t, "open 4096 Too many open files\nraise refused\nwrote 4 MiB\n", res.Stdout.String(), res.Stderr.String())
+	})
+}
