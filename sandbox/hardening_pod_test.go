@@ -117,3 +117,30 @@ with open('/tmp/big', 'wb') as f:
 		assert.Equal(t, "open 4096 Too many open files\nraise refused\nwrote 4 MiB\n", res.Stdout.String(), res.Stderr.String())
 	})
 }
+
+// /tmp is memory-backed and size-limited on both backends: a tmpfs on
+// Docker, an emptyDir with a sizeLimit on Kubernetes.
+func TestTmpIsSizeLimited(t *testing.T) {
+	const fill = `
+import os
+n = 0
+try:
+    with open('/tmp/fill', 'wb') as f:
+        for _ in range(32):
+            f.write(b'x' * (1 << 20)); f.flush(); n += 1
+    print('wrote', n, 'MiB')
+except OSError as e:
+    print(e.strerror, 'after', n, 'MiB')
+`
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		sb := createT(t, c, sandbox.Spec{Limits: sandbox.Limits{TmpSize: 8 << 20}})
+		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", fill}})
+		assert.Contains(t, res.Stdout.String(), "No space left on device after", res.Stderr.String())
+		res = execT(t, sb, sandbox.ExecRequest{Cmd: []string{"grep", " /tmp ", "/proc/mounts"}})
+		assert.Contains(t, res.Stdout.String(), "tmpfs /tmp tmpfs", "memory-backed")
+
+		loose := createT(t, c, sandbox.Spec{})
+		res = execT(t, loose, sandbox.ExecRequest{Cmd: []string{"python3", "-c", fill}})
+		assert.Equal(t, "wrote 32 MiB\n", res.Stdout.String(), "the default size holds the same file")
+	})
+}
