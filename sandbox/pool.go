@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +77,8 @@ type pool struct {
 
 // poolEntry is the ready sandboxes of one spec.
 type poolEntry struct {
-	spec     Spec // defaulted, with the pool label
+	spec     Spec          // defaulted, with the pool label
+	fresh    *NewWorkspace // each sandbox gets a workspace of its own
 	ready    chan *Sandbox
 	wake     chan struct{}
 	lastUsed atomic.Int64 // unix nanoseconds
@@ -105,10 +108,15 @@ func poolKey(spec Spec) (key string, ok bool) {
 }
 
 // entry returns the spec's entry, making it (and its filler) when new.
-func (p *pool) entry(spec Spec) *poolEntry {
+// With fresh, spec.Workspace is fresh's parent and each sandbox gets a new
+// directory there.
+func (p *pool) entry(spec Spec, fresh *NewWorkspace) *poolEntry {
 	key, ok := poolKey(spec)
 	if !ok {
 		return nil
+	}
+	if fresh != nil {
+		key = "fresh:" + key
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -119,7 +127,7 @@ func (p *pool) entry(spec Spec) *poolEntry {
 	if e == nil {
 		spec.Policy = Policy{}
 		spec.Labels = mergeLabels(spec.Labels, map[string]string{LabelPool: "true"})
-		e = &poolEntry{spec: spec, ready: make(chan *Sandbox, p.opts.Size), wake: make(chan struct{}, 1)}
+		e = &poolEntry{spec: spec, fresh: fresh, ready: make(chan *Sandbox, p.opts.Size), wake: make(chan struct{}, 1)}
 		e.lastUsed.Store(time.Now().UnixNano())
 		p.entries[key] = e
 		p.work.Add(1)
@@ -141,8 +149,10 @@ func mergeLabels(a, b map[string]string) map[string]string {
 
 // take returns a ready sandbox for a defaulted spec, or nil when none is
 // ready; either way the pool refills. The sandbox is the caller's alone.
-func (p *pool) take(spec Spec) *Sandbox {
-	e := p.entry(spec)
+func (p *pool) take(spec Spec) *Sandbox { return p.takeFrom(p.entry(spec, nil), spec) }
+
+// takeFrom returns a ready sandbox of e for spec, or nil.
+func (p *pool) takeFrom(e *poolEntry, spec Spec) *Sandbox {
 	if e == nil {
 		return nil
 	}
@@ -157,8 +167,11 @@ func (p *pool) take(spec Spec) *Sandbox {
 		select {
 		case sb := <-e.ready:
 			if !sb.answers() {
-				p.discard(sb)
+				p.discard(sb, e)
 				continue
+			}
+			if e.fresh != nil {
+				spec.Workspace = sb.spec.Workspace
 			}
 			sb.spec = spec
 			return sb
@@ -234,7 +247,7 @@ func (p *pool) startSome(e *poolEntry, n int) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sb, err := p.c.create(p.ctx, e.spec)
+			sb, err := p.c.createMember(p.ctx, e.spec, e.fresh)
 			if err != nil {
 				if p.ctx.Err() == nil {
 					mu.Lock()
@@ -246,7 +259,7 @@ func (p *pool) startSome(e *poolEntry, n int) error {
 			select {
 			case e.ready <- sb:
 			default:
-				p.discard(sb)
+				p.discard(sb, e)
 			}
 		}()
 	}
@@ -259,22 +272,37 @@ func (p *pool) drain(e *poolEntry) {
 	for {
 		select {
 		case sb := <-e.ready:
-			_ = sb.Remove(context.Background())
+			_ = removeMember(sb, e.fresh)
 		default:
 			return
 		}
 	}
 }
 
-// discard removes a sandbox in the background; close waits for it.
-func (p *pool) discard(sb *Sandbox) {
+// discard removes a sandbox of e (nil: one handed out by Run) in the
+// background; close waits for it.
+func (p *pool) discard(sb *Sandbox, e *poolEntry) {
+	var fresh *NewWorkspace
+	if e != nil {
+		fresh = e.fresh
+	}
 	p.work.Add(1)
 	go func() {
 		defer p.work.Done()
-		if err := sb.Remove(context.Background()); err != nil {
+		if err := removeMember(sb, fresh); err != nil {
 			p.c.log.Warn("remove pooled sandbox", "id", shortID(sb.id), "err", err)
 		}
 	}()
+}
+
+// removeMember removes a sandbox the pool started and, when it was given a
+// workspace of its own, that directory.
+func removeMember(sb *Sandbox, fresh *NewWorkspace) error {
+	err := sb.Remove(context.Background())
+	if fresh != nil && err == nil {
+		err = os.RemoveAll(sb.spec.Workspace)
+	}
+	return err
 }
 
 // close stops refilling and removes every sandbox the pool holds, and waits
@@ -328,7 +356,7 @@ func (c *Client) runPooled(ctx context.Context, spec Spec, req ExecRequest) (res
 	if sb == nil {
 		return ExecResult{}, nil, false
 	}
-	defer c.pool.discard(sb) // also when the caller panics
+	defer c.pool.discard(sb, nil) // also when the caller panics
 	res, err = sb.exec(ctx, req)
 	if errors.Is(err, ErrNotRunning) {
 		return ExecResult{}, nil, false
@@ -349,7 +377,7 @@ func (c *Client) Warm(ctx context.Context, spec Spec, n int) error {
 	spec = spec.withDefaults()
 	n = min(n, c.pool.opts.Size)
 	for {
-		e := c.pool.entry(spec)
+		e := c.pool.entry(spec, nil)
 		if e == nil {
 			return nil // closed, or a spec the pool does not serve
 		}
@@ -375,4 +403,82 @@ func (c *Client) PoolReady(spec Spec) int {
 		return 0
 	}
 	return c.pool.readyFor(spec)
+}
+
+// PoolSize is the size of the client's warm pool (PoolOptions.Size); 0
+// without a pool.
+func (c *Client) PoolSize() int {
+	if c.pool == nil {
+		return 0
+	}
+	return c.pool.opts.Size
+}
+
+// NewWorkspace asks [Client.CreateWithWorkspace] for a workspace of the
+// sandbox's own.
+type NewWorkspace struct {
+	// Parent is the host directory the workspace is made in. Required: an
+	// absolute path.
+	Parent string
+	// Prepare, when set, lays the new, empty directory out before the
+	// sandbox starts. Default: none.
+	Prepare func(dir string) error
+}
+
+// CreateWithWorkspace starts a sandbox from spec whose Workspace is a new
+// host directory of its own, made under nw.Parent (mode 0755) and laid out
+// by nw.Prepare before the sandbox starts; spec.Workspace must be empty. It
+// is what a caller that makes a fresh workspace for each sandbox needs from
+// a warm pool: specs alike but for that directory share the pool's
+// sandboxes, each started with a directory made for it alone, so a
+// sandbox and its directory are handed out once and never again. Without a
+// pool (or none ready) it makes the directory and starts the sandbox
+// itself. The caller removes the sandbox, then the directory
+// (Spec().Workspace); the pool removes the ones it never handed out with
+// their directories. Their paths start with nw.Parent, so a program that
+// crashed can remove them all there.
+func (c *Client) CreateWithWorkspace(ctx context.Context, spec Spec, nw NewWorkspace) (*Sandbox, error) {
+	if spec.Workspace != "" {
+		return nil, &SpecError{Field: "Workspace", Reason: "must be empty: CreateWithWorkspace makes it"}
+	}
+	if !filepath.IsAbs(nw.Parent) {
+		return nil, &SpecError{Field: "NewWorkspace.Parent", Reason: fmt.Sprintf("host path %q must be absolute", nw.Parent)}
+	}
+	spec.Workspace = filepath.Clean(nw.Parent) // stands in for the directories made there
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	spec = spec.withDefaults()
+	if c.pool != nil {
+		if sb := c.pool.takeFrom(c.pool.entry(spec, &nw), spec); sb != nil {
+			return sb, nil
+		}
+	}
+	return c.createMember(ctx, spec, &nw)
+}
+
+// createMember starts a sandbox from a defaulted, valid spec; with fresh,
+// in a new directory under spec.Workspace, which it removes again when the
+// sandbox does not start.
+func (c *Client) createMember(ctx context.Context, spec Spec, fresh *NewWorkspace) (*Sandbox, error) {
+	if fresh == nil {
+		return c.create(ctx, spec)
+	}
+	dir, err := os.MkdirTemp(spec.Workspace, "ws-")
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	err = os.Chmod(dir, 0o755)
+	if err == nil && fresh.Prepare != nil {
+		err = fresh.Prepare(dir)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("prepare workspace: %w", err), os.RemoveAll(dir))
+	}
+	spec.Workspace = dir
+	sb, err := c.create(ctx, spec)
+	if err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	return sb, nil
 }

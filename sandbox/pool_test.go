@@ -2,6 +2,8 @@ package sandbox_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -183,4 +185,63 @@ func TestPoolKeepsReadyOnlySpecsAskedForAgain(t *testing.T) {
 	assert.Empty(t, poolSandboxes(t, c))
 	createT(t, c, spec)
 	require.Eventually(t, func() bool { return c.PoolReady(spec) == 2 }, 2*time.Minute, 50*time.Millisecond)
+}
+
+// TestPoolCreateWithWorkspace: sandboxes that each get a workspace of their
+// own share a pool; each is handed out once, with a directory no other
+// sandbox saw (what one wrote is not in the next), laid out by Prepare; the
+// pool removes the directories of the sandboxes it never handed out, the
+// caller those it got.
+func TestPoolCreateWithWorkspace(t *testing.T) {
+	c := newClient(t, sandbox.WithPool(sandbox.PoolOptions{Size: 2}))
+	assert.Equal(t, 2, c.PoolSize())
+	parent := t.TempDir()
+	nw := sandbox.NewWorkspace{Parent: parent, Prepare: func(dir string) error {
+		if err := os.Mkdir(filepath.Join(dir, "mounts"), 0o777); err != nil {
+			return err
+		}
+		return os.Chmod(dir, 0o777) // writable by the sandbox's user
+	}}
+	spec := sandbox.Spec{Image: testImage(), Policy: sandbox.AllowAll()}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	seen := map[string]bool{}
+	for i := range 4 {
+		if i > 1 {
+			// Asked for twice: the pool keeps two ready, each with its
+			// own directory.
+			require.Eventually(t, func() bool { return len(poolSandboxes(t, c)) == 2 }, 2*time.Minute, 50*time.Millisecond)
+		}
+		sb, err := c.CreateWithWorkspace(ctx, spec, nw)
+		require.NoError(t, err)
+		ws := sb.Spec().Workspace
+		assert.Equal(t, parent, filepath.Dir(ws))
+		assert.False(t, seen[ws], "workspace %s handed out twice", ws)
+		seen[ws] = true
+		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "ls -A /workspace; pwd; echo run > /workspace/used"}})
+		assert.Equal(t, "mounts\n/workspace\n", res.Stdout.String(), "run %d: a fresh workspace, laid out", i)
+		b, err := os.ReadFile(filepath.Join(ws, "used"))
+		require.NoError(t, err)
+		assert.Equal(t, "run\n", string(b), "the workspace is the host directory")
+		require.NoError(t, sb.Remove(ctx))
+		require.NoError(t, os.RemoveAll(ws))
+	}
+	require.Eventually(t, func() bool { return len(poolSandboxes(t, c)) == 2 }, 2*time.Minute, 50*time.Millisecond)
+	left, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Len(t, left, 2, "the ready sandboxes' directories")
+	require.NoError(t, c.Close())
+	left, err = os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Empty(t, left, "Close removes the directories of the sandboxes never handed out")
+	check := newClient(t, sandbox.WithSession(c.Session()))
+	assert.Empty(t, poolSandboxes(t, check))
+
+	_, err = c.CreateWithWorkspace(ctx, sandbox.Spec{Image: testImage(), Workspace: parent}, nw)
+	var se *sandbox.SpecError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Workspace", se.Field)
+	_, err = c.CreateWithWorkspace(ctx, spec, sandbox.NewWorkspace{Parent: "rel"})
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "NewWorkspace.Parent", se.Field)
 }
