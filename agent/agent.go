@@ -72,6 +72,21 @@ var scripts embed.FS
 // calls. It owns a state directory (workspaces, the environment cache and
 // the scripts mounted into sandboxes). Its methods are safe for concurrent
 // use; Close ends every session.
+//
+// With a client that keeps a warm pool (sandbox.WithPool, or WithPool
+// here), one-shot runs and new sessions that are not persistent and grant
+// no egress take a started sandbox from the pool, with a workspace directory
+// made for that sandbox alone (sandbox.Client.CreateWithWorkspace), so
+// pooled sandboxes and workspaces are never shared or reused. The program
+// runs as a command in it with the same files, environment, limits and
+// timeout as in a sandbox of its own; a one-shot's sandbox is killed before
+// its artifacts are read, as one whose program ended is, and removed in the
+// background. Runs with Requirements are pooled too: their environment,
+// cached by the hash of the requirements, is the same mount for every run
+// with them. Not pooled: runs and sessions with Egress (each has a proxy of
+// its own, whose socket is mounted into its sandbox), persistent sessions
+// (their workspace, in the state directory, outlives any sandbox) and the
+// installs that build environments.
 type Manager struct {
 	c         *sandbox.Client
 	ownClient bool
@@ -93,6 +108,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closed   bool
+	removing sync.WaitGroup // removals of pooled sandboxes, in the background
 	stop     chan struct{}
 	stopped  chan struct{}
 	builds   singleflight.Group
@@ -109,6 +125,7 @@ type config struct {
 	fetch     *http.Client
 	fetchMax  int64
 	now       func() time.Time
+	pool      *sandbox.PoolOptions
 }
 
 // Option configures a Manager. New applies the options in order; a bad
@@ -224,6 +241,18 @@ func WithFetchLimit(n int64) Option {
 	}
 }
 
+// WithPool gives the client the manager builds itself (New with a nil
+// client) a warm pool of started sandboxes (sandbox.WithPool), which
+// one-shot runs and sessions take from; see [Manager] for which do. A
+// caller's client brings its own pool or none, so combining WithPool with
+// one is an error. Default: no pool.
+func WithPool(o sandbox.PoolOptions) Option {
+	return func(c *config) error {
+		c.pool = &o
+		return nil
+	}
+}
+
 // New returns a Manager that creates sandboxes with c; a nil c makes the
 // manager build one with sandbox.New and close it on Close.
 func New(c *sandbox.Client, opts ...Option) (*Manager, error) {
@@ -239,6 +268,9 @@ func New(c *sandbox.Client, opts ...Option) (*Manager, error) {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
+	if cfg.pool != nil && c != nil {
+		return nil, fmt.Errorf("agent: %w", optErr("WithPool", "the manager was given a client, whose pool (or none) it uses; set the pool with sandbox.WithPool on that client"))
+	}
 	if cfg.reapEvery == 0 {
 		cfg.reapEvery = min(cfg.idle/4, time.Minute)
 	}
@@ -252,7 +284,11 @@ func New(c *sandbox.Client, opts ...Option) (*Manager, error) {
 	}
 	if m.c == nil {
 		var err error
-		if m.c, err = sandbox.New(sandbox.WithLogger(cfg.log)); err != nil {
+		sopts := []sandbox.Option{sandbox.WithLogger(cfg.log)}
+		if cfg.pool != nil {
+			sopts = append(sopts, sandbox.WithPool(*cfg.pool))
+		}
+		if m.c, err = sandbox.New(sopts...); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 		m.ownClient = true
@@ -353,6 +389,7 @@ func (m *Manager) Close() error {
 	for _, s := range sessions {
 		errs = append(errs, s.end(ctx, !s.opts.Persistent))
 	}
+	m.removing.Wait()
 	errs = append(errs, m.closeResources())
 	return errors.Join(errs...)
 }

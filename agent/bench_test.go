@@ -72,6 +72,23 @@ func BenchmarkRunPython(b *testing.B) {
 	})
 }
 
+// BenchmarkRunPythonPool: one-shot runs in a sandbox of their own and in
+// one from a warm pool, side by side.
+func BenchmarkRunPythonPool(b *testing.B) {
+	cold, _ := newManager(b)
+	pooled, c := newPooledManager(b, 4)
+	warmRuns(b, pooled, c, 4)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		m    *agent.Manager
+	}{{"unpooled", cold}, {"pooled", pooled}} {
+		b.Run(bc.name, func(b *testing.B) {
+			timeRuns(b, func() (agent.Result, error) { return bc.m.RunPython(ctx, "print(1)", agent.RunOptions{}) }, "1\n")
+		})
+	}
+}
+
 func BenchmarkSessionSecondCall(b *testing.B) {
 	m, c := newManager(b)
 	ctx := context.Background()

@@ -230,6 +230,9 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 	if err != nil {
 		return Result{}, err
 	}
+	if m.pooled() && !so.Egress.Enabled() {
+		return m.oneShotPooled(ctx, so, eo, j, secrets)
+	}
 	rid := newRunID()
 	ws := filepath.Join(m.stateDir, "runs", rid)
 	if err := newWorkspace(ws); err != nil {
@@ -279,16 +282,133 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 	if err != nil {
 		return Result{}, err
 	}
-	mk := newMasker(secrets)
-	out := m.finish(raw, dir, mk, so.Limits, req.Timeout)
+	out := m.outcome(raw, dir, ws, secrets, so, eo, j, req.Timeout)
 	out.Install = inst
+	out.Egress, out.EgressDropped = px.Events()
+	return out, nil
+}
+
+// outcome is a one-shot's Result: the command's, the job's own reading of
+// its run directory, and the artifacts.
+func (m *Manager) outcome(raw sandbox.ExecResult, dir *runDir, ws string, secrets map[string]string, so SessionOptions, eo ExecOptions, j job, timeout time.Duration) Result {
+	mk := newMasker(secrets)
+	out := m.finish(raw, dir, mk, so.Limits, timeout)
 	if j.after != nil {
 		j.after(dir, mk, &out)
 	}
-	out.Egress, out.EgressDropped = px.Events()
 	set := collectArtifacts(ws, nil, eo.Artifacts)
 	out.Artifacts, out.ArtifactsDropped, out.ArtifactsSkipped = set.files, set.dropped, set.skipped
-	return out, nil
+	return out
+}
+
+// pooled reports whether the manager's client keeps a warm pool.
+func (m *Manager) pooled() bool { return m.c.PoolSize() > 0 }
+
+// pooledSpec is the spec of a pooled sandbox: that of a run or session
+// without its workspace, which the pool makes for each sandbox, and
+// without its environment, which goes with each command instead, so that
+// runs that differ only in Env share the pool's sandboxes.
+func (m *Manager) pooledSpec(o SessionOptions, kind string) sandbox.Spec {
+	spec := m.sandboxSpec(o, "", kind, "")
+	spec.Env = nil
+	return spec
+}
+
+// createPooled takes a sandbox from the pool, or starts one, with a
+// workspace of its own in the runs directory, laid out as newWorkspace
+// lays one out.
+func (m *Manager) createPooled(ctx context.Context, spec sandbox.Spec) (*sandbox.Sandbox, error) {
+	return m.c.CreateWithWorkspace(ctx, spec, sandbox.NewWorkspace{Parent: filepath.Join(m.stateDir, "runs"), Prepare: newWorkspace})
+}
+
+// discard removes a pooled sandbox and then its workspace, in the
+// background; Close waits for it.
+func (m *Manager) discard(sb *sandbox.Sandbox) {
+	m.removing.Add(1)
+	go func() {
+		defer m.removing.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+		defer cancel()
+		err := sb.Remove(ctx)
+		if err == nil {
+			err = removeAll(sb.Spec().Workspace)
+		}
+		if err != nil {
+			m.log.Warn("remove pooled sandbox", "id", sb.ID(), "err", err)
+		}
+	}()
+}
+
+// oneShotPooled runs one job as a command in a sandbox from the pool. A
+// sandbox that stopped before the command started (it was ready too long,
+// say) is replaced once.
+func (m *Manager) oneShotPooled(ctx context.Context, so SessionOptions, eo ExecOptions, j job, secrets map[string]string) (Result, error) {
+	spec := m.pooledSpec(so, "run")
+	var inst *Install
+	if !so.Requirements.Empty() {
+		env, in, err := m.ensureEnv(ctx, spec.Image, so.Requirements)
+		if err != nil {
+			return Result{}, err
+		}
+		inst = in
+		if !in.OK() {
+			return installFailed(in, so), nil
+		}
+		spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: env, Target: venvTarget, ReadOnly: true})
+	}
+	for attempt := 0; ; attempt++ {
+		out, err := m.runPooled(ctx, spec, so, eo, j, secrets)
+		if errors.Is(err, sandbox.ErrNotRunning) && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		out.Install = inst
+		return out, nil
+	}
+}
+
+func (m *Manager) runPooled(ctx context.Context, spec sandbox.Spec, so SessionOptions, eo ExecOptions, j job, secrets map[string]string) (Result, error) {
+	sb, err := m.createPooled(ctx, spec)
+	if err != nil {
+		return Result{}, err
+	}
+	defer m.discard(sb)
+	ws := sb.Spec().Workspace
+	if err := m.writeFiles(ctx, ws, append(append([]File{}, so.Files...), eo.Files...)); err != nil {
+		return Result{}, err
+	}
+	rid := newRunID()
+	dir, err := openRunDir(ws, rid)
+	if err != nil {
+		return Result{}, err
+	}
+	defer dir.remove()
+	argv, req, err := j.prepare(dir, eo, so.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	req.Env = merge(so.Env, req.Env)
+	var dirs []string
+	if len(secrets) > 0 {
+		name := "secrets-" + rid
+		if err := copySecrets(ctx, sb, name, secrets); err != nil {
+			return Result{}, err
+		}
+		dirs = append(dirs, secretsDir(name))
+	}
+	req.Cmd = wrap(dir.path("stats.json"), dirs, argv)
+	raw, err := sb.Exec(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	// A run of its own ends with its program: no process the program left
+	// behind writes to the workspace while it is read.
+	if err := sb.Kill(ctx, "KILL"); err != nil {
+		return Result{}, err
+	}
+	return m.outcome(raw, dir, ws, secrets, so, eo, j, req.Timeout), nil
 }
 
 // runWithSecrets creates the container, copies the secrets onto its tmpfs

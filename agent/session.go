@@ -29,6 +29,10 @@ type Session struct {
 	dir  string // the session's directory in the state directory
 	ws   string // its workspace, mounted at /workspace
 
+	// pooled: the session's first sandbox comes from the client's pool,
+	// with a workspace of its own that becomes the session's.
+	pooled bool
+
 	mu       sync.Mutex
 	sb       *sandbox.Sandbox // nil while suspended
 	px       *egress.Proxy
@@ -81,7 +85,10 @@ func (m *Manager) Create(ctx context.Context, name string, opts SessionOptions) 
 		return nil, err
 	}
 	s := &Session{m: m, name: name, opts: opts, dir: filepath.Join(m.stateDir, "sessions", name)}
-	s.ws = filepath.Join(s.dir, "workspace")
+	s.pooled = m.pooled() && !opts.Persistent && !opts.Egress.Enabled()
+	if !s.pooled {
+		s.ws = filepath.Join(s.dir, "workspace")
+	}
 	s.created = m.now()
 	s.lastUsed = s.created
 	s.mu.Lock()
@@ -102,7 +109,7 @@ func (m *Manager) Create(ctx context.Context, name string, opts SessionOptions) 
 		delete(m.sessions, name)
 		m.mu.Unlock()
 		s.closed = true
-		return nil, errors.Join(err, s.suspendLocked(ctx), removeAll(s.dir))
+		return nil, errors.Join(err, s.suspendLocked(ctx), s.removeDirs())
 	}
 	m.log.Debug("session created", "name", name, "persistent", opts.Persistent)
 	return s, nil
@@ -112,7 +119,13 @@ func (s *Session) init(ctx context.Context) error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return fmt.Errorf("create session directory: %w", err)
 	}
-	if err := newWorkspace(s.ws); err != nil {
+	if s.pooled {
+		// The sandbox comes first: its workspace is where the files and
+		// the environment go.
+		if err := s.startLocked(ctx); err != nil {
+			return err
+		}
+	} else if err := newWorkspace(s.ws); err != nil {
 		return err
 	}
 	if err := s.m.writeFiles(ctx, s.ws, s.opts.Files); err != nil {
@@ -125,6 +138,9 @@ func (s *Session) init(ctx context.Context) error {
 	}
 	if err := s.saveLocked(); err != nil {
 		return err
+	}
+	if s.sb != nil {
+		return nil
 	}
 	return s.startLocked(ctx)
 }
@@ -327,7 +343,17 @@ func (s *Session) end(ctx context.Context, removeWorkspace bool) error {
 	s.closed = true
 	err := s.suspendLocked(ctx)
 	if removeWorkspace {
-		err = errors.Join(err, removeAll(s.dir))
+		err = errors.Join(err, s.removeDirs())
+	}
+	return err
+}
+
+// removeDirs deletes the session's directory and its workspace, which a
+// pooled session keeps elsewhere, after its container is gone.
+func (s *Session) removeDirs() error {
+	err := removeAll(s.dir)
+	if s.pooled && s.ws != "" {
+		err = errors.Join(err, removeAll(s.ws))
 	}
 	return err
 }
@@ -360,14 +386,24 @@ func (s *Session) startLocked(ctx context.Context) error {
 			return fmt.Errorf("remove stale containers: %w", err)
 		}
 	}
-	spec := s.m.sandboxSpec(s.opts, s.ws, "session", s.name)
-	px, err := s.m.withProxy(&spec, s.opts.Egress)
-	if err != nil {
-		return err
-	}
-	sb, err := s.m.c.Create(ctx, spec)
-	if err != nil {
-		return errors.Join(err, px.Close())
+	var sb *sandbox.Sandbox
+	var px *egress.Proxy
+	if s.pooled && s.ws == "" {
+		if sb, err = s.m.createPooled(ctx, s.m.pooledSpec(s.opts, "session")); err != nil {
+			return err
+		}
+		s.ws = sb.Spec().Workspace
+	} else {
+		spec := s.m.sandboxSpec(s.opts, s.ws, "session", s.name)
+		if s.pooled {
+			spec.Env = nil // as in the pooled sandbox it replaces
+		}
+		if px, err = s.m.withProxy(&spec, s.opts.Egress); err != nil {
+			return err
+		}
+		if sb, err = s.m.c.Create(ctx, spec); err != nil {
+			return errors.Join(err, px.Close())
+		}
 	}
 	s.sb, s.px, s.secrets = sb, px, secrets
 	if len(secrets) > 0 {
@@ -425,7 +461,11 @@ func (s *Session) release() {
 func (s *Session) Name() string { return s.name }
 
 // Workspace is the host directory mounted at /workspace.
-func (s *Session) Workspace() string { return s.ws }
+func (s *Session) Workspace() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ws
+}
 
 // Info describes the session.
 func (s *Session) Info() SessionInfo {
@@ -535,6 +575,11 @@ func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error
 	argv, req, err := j.prepare(dir, eo, s.opts.Env)
 	if err != nil {
 		return Result{}, err
+	}
+	if s.pooled {
+		// A pooled sandbox's spec has no environment: the session's goes
+		// with each command.
+		req.Env = merge(s.opts.Env, req.Env)
 	}
 	before := snapshot(s.ws)
 	raw, sessionSecrets, px, err := s.exec(ctx, req, rid, secrets, dir.path("stats.json"), argv)
