@@ -34,7 +34,13 @@ const maxArtifacts = 32
 // newBackend connects to the engine, removes what an earlier server of the
 // same name left behind (a crash or a kill) and starts the agent manager.
 func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, error) {
-	c, err := sandbox.New(sandbox.WithSession(cfg.Name), sandbox.WithLogger(log))
+	sopts := []sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}
+	if cfg.Pool > 0 {
+		// Its sandboxes carry the server's name too: the next start of
+		// a server of that name removes those a killed one left.
+		sopts = append(sopts, sandbox.WithPool(sandbox.PoolOptions{Size: cfg.Pool}))
+	}
+	c, err := sandbox.New(sopts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the Docker engine: %w", err)
 	}

@@ -33,6 +33,7 @@ type config struct {
 	Memory       int64
 	MaxSessions  int // per client
 	MaxRunning   int // sandboxes running tool calls at once
+	Pool         int // started sandboxes kept ready per spec; 0: no pool
 	IdleExpiry   time.Duration
 	EgressAllow  []string // hosts sessions may ask for; empty: none
 	WheelDir     string
@@ -54,6 +55,12 @@ const (
 	defaultMemory      = 1 << 30
 	defaultMaxSessions = 4
 	defaultMaxRunning  = 8
+	// defaultPool keeps two sandboxes ready per kind of run an agent
+	// repeats: enough for the next call while the one before is still
+	// refilled, and two idle containers (a few MiB each) are a small price;
+	// the pool keeps none for a kind asked for only once, and drops a
+	// kind's after five idle minutes.
+	defaultPool        = 2
 	defaultIdleExpiry  = 10 * time.Minute
 	defaultEvalTimeout = 30 * time.Minute
 )
@@ -115,6 +122,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(bytesFlag{&memory}, "memory", "memory limit of every sandbox")
 	fs.IntVar(&cfg.MaxSessions, "max-sessions", defaultMaxSessions, "sessions one client may hold open")
 	fs.IntVar(&cfg.MaxRunning, "max-running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
+	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
 	fs.DurationVar(&cfg.IdleExpiry, "idle", defaultIdleExpiry, "a session unused this long is closed; in HTTP mode, an MCP session too")
 	fs.Var(&egress, "egress-allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
 	fs.StringVar(&cfg.WheelDir, "wheel-dir", "", "host directory of wheels that requirements install from, offline (default: none; requirements are refused unless --pip-index is set)")
@@ -158,6 +166,8 @@ func (c *config) validate() error {
 		return errors.New("--max-sessions must not be negative")
 	case c.MaxRunning < 1:
 		return errors.New("--max-running must be at least 1")
+	case c.Pool < 0 || c.Pool > 256:
+		return errors.New("--pool must be 0 to 256")
 	case c.IdleExpiry <= 0:
 		return errors.New("--idle must be positive")
 	case c.EvalTimeout <= 0 || c.ProgressTick <= 0:

@@ -38,6 +38,14 @@
 // sandbox session, a job and a link belong to the MCP session that created
 // them; another client can neither see nor use them, and they end with it.
 //
+// A warm pool (--pool, default 2) keeps started sandboxes ready for the
+// kinds of call an agent repeats: run_python, run_shell and run_tests calls
+// and new sessions with the same image and limits and no egress take one
+// instead of starting a container, once such a call has been made twice.
+// Each pooled sandbox, with a workspace made for it alone, serves one call
+// or session and is removed after it; a kind unused for five minutes keeps
+// none. --pool 0 turns the pool off.
+//
 // Every tool call is logged as one JSON line (client, tool, session, job,
 // duration_ms, exit, bytes) to stderr or --log-file. Every container carries
 // the label swebox.session=<--name>; at start the server removes what an
