@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -56,6 +58,10 @@ func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, er
 		agent.WithImage(cfg.Images[0]),
 		agent.WithIdleTimeout(cfg.IdleExpiry),
 		agent.WithLogger(log),
+		agent.WithFetchLimit(cfg.FetchLimit),
+	}
+	if len(cfg.FetchAllow) > 0 {
+		opts = append(opts, agent.WithHTTPClient(fetchClient(cfg.FetchAllow)))
 	}
 	if cfg.StateDir != "" {
 		opts = append(opts, agent.WithStateDir(cfg.StateDir))
@@ -66,6 +72,37 @@ func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, er
 		return nil, fmt.Errorf("start the sandbox manager: %w", err)
 	}
 	return &backend{cfg: cfg, client: c, mgr: m}, nil
+}
+
+// fetchClient fetches the URLs of the hosts in allow (a host, or host:port)
+// wherever they resolve to, and every other URL as egress.PublicClient does,
+// never at a loopback, private or metadata address. Each request of a
+// redirect chain is routed by its own host.
+func fetchClient(allow []string) *http.Client {
+	public := egress.PublicClient()
+	hosts := map[string]bool{}
+	for _, h := range allow {
+		hosts[strings.ToLower(h)] = true
+	}
+	direct := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 15 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: time.Minute,
+	}
+	return &http.Client{Timeout: public.Timeout, Transport: hostRouter{allow: hosts, direct: direct, public: public.Transport}}
+}
+
+type hostRouter struct {
+	allow          map[string]bool
+	direct, public http.RoundTripper
+}
+
+func (r hostRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if r.allow[strings.ToLower(req.URL.Host)] || r.allow[strings.ToLower(req.URL.Hostname())] {
+		return r.direct.RoundTrip(req)
+	}
+	return r.public.RoundTrip(req)
 }
 
 // Close ends every session and removes what is left of this server's

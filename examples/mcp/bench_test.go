@@ -62,6 +62,44 @@ func BenchmarkRunPythonPrint1(b *testing.B) {
 	}
 }
 
+// BenchmarkRunPythonPool runs print(1) through run_python over stdio on a
+// server without a pool (--pool 0) and one with (--pool 2), in turn within
+// each iteration so that the machine's load falls on both alike. It reports
+// each one's p50 and p95.
+func BenchmarkRunPythonPool(b *testing.B) {
+	c := testenv.Client(b)
+	call := func(cs *mcp.ClientSession) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_python", Arguments: map[string]any{"code": "print(1)"}})
+		require.NoError(b, err)
+		require.False(b, res.IsError, text(res))
+		require.Equal(b, "1\n", res.StructuredContent.(map[string]any)["stdout"])
+	}
+	ways := []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{
+		{"unpooled", startStdio(b, baseArgs(c, "--pool", "0"), nil).cs},
+		{"pooled", startStdio(b, baseArgs(c, "--pool", "2"), nil).cs},
+	}
+	// Asked for twice, run_python's sandboxes are kept ready.
+	for range 2 {
+		call(ways[1].cs)
+	}
+	d := make([][]time.Duration, len(ways))
+	for b.Loop() {
+		for i, w := range ways {
+			start := time.Now()
+			call(w.cs)
+			d[i] = append(d[i], time.Since(start))
+		}
+	}
+	for i, w := range ways {
+		p50, p95 := percentiles(d[i])
+		b.ReportMetric(p50, w.name+"-p50-ms")
+		b.ReportMetric(p95, w.name+"-p95-ms")
+	}
+}
+
 func percentiles(d []time.Duration) (p50, p95 float64) {
 	if len(d) == 0 {
 		return 0, 0

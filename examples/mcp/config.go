@@ -36,6 +36,8 @@ type config struct {
 	Pool         int // started sandboxes kept ready per spec; 0: no pool
 	IdleExpiry   time.Duration
 	EgressAllow  []string // hosts sessions may ask for; empty: none
+	FetchAllow   []string // hosts whose URLs are fetched at any address
+	FetchLimit   int64    // bytes fetched for one file URL
 	WheelDir     string
 	PipIndex     string
 	PipHosts     []string
@@ -107,8 +109,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		fmt.Fprintln(stderr, "usage: mcp [flags]\n\nServes swebox's sandboxes and SWE-bench evaluator as MCP tools, over stdio\n(the default) or streamable HTTP (--http).\n\nflags:")
 		fs.PrintDefaults()
 	}
-	var images, egress, datasets, repos, pipHosts listFlag
+	var images, egress, datasets, repos, pipHosts, fetchAllow listFlag
 	var outputLimit, artifactCap, storeLimit, memory int64 = defaultOutputLimit, defaultArtifactCap, defaultStoreLimit, defaultMemory
+	fetchLimit := int64(agent.DefaultFetchLimit)
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr)")
 	fs.StringVar(&cfg.Name, "name", defaultName, "label (swebox.session) of every container this server creates; at start, containers left with it by an earlier server are removed, so servers sharing an engine need distinct names")
@@ -125,6 +128,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
 	fs.DurationVar(&cfg.IdleExpiry, "idle", defaultIdleExpiry, "a session unused this long is closed; in HTTP mode, an MCP session too")
 	fs.Var(&egress, "egress-allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
+	fs.Var(&fetchAllow, "fetch-allow", "hosts (`HOST` or HOST:PORT) whose file URLs the server fetches even at a loopback or private address, e.g. an internal file server, repeatable or comma-separated; default none: public addresses only")
+	fs.Var(bytesFlag{&fetchLimit}, "fetch-limit", "bytes the server fetches for one file URL")
 	fs.StringVar(&cfg.WheelDir, "wheel-dir", "", "host directory of wheels that requirements install from, offline (default: none; requirements are refused unless --pip-index is set)")
 	fs.StringVar(&cfg.PipIndex, "pip-index", "", "package index `URL` requirements install from; only the install step reaches it and --pip-host")
 	fs.Var(&pipHosts, "pip-host", "further hosts the install step may reach with --pip-index, e.g. files.pythonhosted.org")
@@ -138,7 +143,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	cfg.Images, cfg.EgressAllow, cfg.Datasets, cfg.Repos, cfg.PipHosts = images, egress, datasets, repos, pipHosts
+	cfg.Images, cfg.EgressAllow, cfg.Datasets, cfg.Repos, cfg.PipHosts, cfg.FetchAllow = images, egress, datasets, repos, pipHosts, fetchAllow
+	cfg.FetchLimit = fetchLimit
 	if len(cfg.Images) == 0 {
 		cfg.Images = []string{agent.DefaultImage}
 	}
@@ -166,6 +172,8 @@ func (c *config) validate() error {
 		return errors.New("--max-sessions must not be negative")
 	case c.MaxRunning < 1:
 		return errors.New("--max-running must be at least 1")
+	case c.FetchLimit <= 0:
+		return errors.New("--fetch-limit must be positive")
 	case c.Pool < 0 || c.Pool > 256:
 		return errors.New("--pool must be 0 to 256")
 	case c.IdleExpiry <= 0:

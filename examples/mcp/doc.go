@@ -29,8 +29,9 @@
 // (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
 // session may ask to reach through the egress proxy. Nothing a client sends
 // can name a host path, a mount or a relaxation of the sandbox: files come as
-// content, a URL the server fetches (public addresses only) or a resource
-// link the server returned.
+// content, a URL the server fetches (public addresses only, besides the
+// hosts of --fetch-allow; at most --fetch-limit bytes) or a resource link
+// the server returned.
 //
 // Images a program writes under output/ come back as MCP image content, other
 // files as embedded resources within the cap and as resource links
