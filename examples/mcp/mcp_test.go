@@ -74,7 +74,9 @@ print('made a plot')
 
 func TestRunPythonOverStdio(t *testing.T) {
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--artifact-limit", "8KiB"), nil)
+	// --pool 0: the containers counted below are the calls' own; the
+	// pool's are TestPoolServesRunsAndIsCleanedAfterAKill's.
+	s := startStdio(t, baseArgs(c, "--artifact-limit", "8KiB", "--pool", "0"), nil)
 
 	t.Run("artifacts", func(t *testing.T) {
 		out, res := callOK[runOutput](t, s.cs, "run_python", map[string]any{"code": pngCode})

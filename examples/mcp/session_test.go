@@ -17,7 +17,9 @@ import (
 
 func TestSessionOverStdio(t *testing.T) {
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--artifact-limit", "4KiB", "--max-sessions", "2"), nil)
+	// --pool 0: the containers counted below are the sessions' own; the
+	// pool's are TestPoolServesSessions'.
+	s := startStdio(t, baseArgs(c, "--artifact-limit", "4KiB", "--max-sessions", "2", "--pool", "0"), nil)
 	cs := s.cs
 
 	info, _ := callOK[sessionInfoOut](t, cs, "session_create", map[string]any{})

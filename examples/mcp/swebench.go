@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -140,7 +141,9 @@ type gradeOut struct {
 	Report     map[string]any `json:"report" jsonschema:"report.json as the official harness writes it"`
 }
 
-func (e *evaluator) evaluate(ctx context.Context, in evaluateIn) (evaluateOut, error) {
+// evaluate grades in.Patch; progress, when set, receives a line as the
+// instance starts and one as it ends.
+func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Writer) (evaluateOut, error) {
 	inst, name, err := e.instance(in.Dataset, in.InstanceID)
 	if err != nil {
 		return evaluateOut{}, err
@@ -164,6 +167,9 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn) (evaluateOut, e
 		Repos:       e.repos,
 		Sandboxes:   []*sandbox.Client{e.client},
 		Limits:      sandbox.Limits{Memory: e.memory},
+	}
+	if progress != nil {
+		cfg.Progress = func(ev swebench.Event) { fmt.Fprintln(progress, progressLine(ev)) }
 	}
 	res, err := swebench.Evaluate(ctx, cfg)
 	if err != nil {
@@ -190,6 +196,20 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn) (evaluateOut, e
 		}
 	}
 	return out, nil
+}
+
+// progressLine describes an instance's start or end in one line, e.g.
+// "finished swebox__demo-1: resolved (1/1)".
+func progressLine(ev swebench.Event) string {
+	line := string(ev.Kind) + " " + ev.InstanceID
+	if r := ev.Result; r != nil {
+		line += ": " + string(r.Status)
+		if r.Error != "" {
+			msg, _, _ := strings.Cut(r.Error, "\n")
+			line += " (" + msg + ")"
+		}
+	}
+	return fmt.Sprintf("%s (%d/%d)", line, ev.Done, ev.Total)
 }
 
 func (e *evaluator) grade(in gradeIn) (gradeOut, error) {
@@ -232,7 +252,12 @@ func (s *server) addSWEBenchTools(srv *mcp.Server) {
 				return nil, err
 			}
 			defer release()
-			out, err := s.evals.evaluate(ctx, in)
+			// A background job's output is its progress, for job_status.
+			var progress io.Writer
+			if c.stdout != nil {
+				progress = c.stdout
+			}
+			out, err := s.evals.evaluate(ctx, in, progress)
 			if err != nil {
 				return nil, err
 			}

@@ -82,11 +82,17 @@ func TestSWEBench(t *testing.T) {
 		id := "swebox__demo-2"
 		st, _ := callOK[started](t, cs, "swebench_evaluate", map[string]any{"instance_id": id, "patch": patch(id), "background": true})
 		var last jobStatus
+		var seen []string // the output job_status showed while the job ran
 		require.Eventually(t, func() bool {
 			last, _ = callOK[jobStatus](t, cs, "job_status", map[string]any{"job": st.Job})
+			if last.State == "running" && last.StdoutSoFar != "" {
+				seen = append(seen, last.StdoutSoFar)
+			}
 			return last.State != "running"
-		}, 3*time.Minute, 500*time.Millisecond)
+		}, 3*time.Minute, 50*time.Millisecond)
 		require.Equal(t, "succeeded", last.State, last.Error)
+		require.NotEmpty(t, seen, "job_status shows the evaluation's progress while it runs")
+		assert.Equal(t, "started "+id+" (0/1)\n", seen[0])
 		assert.Equal(t, string(rows[id].Expected), last.Result.(map[string]any)["status"])
 	})
 
@@ -95,6 +101,25 @@ func TestSWEBench(t *testing.T) {
 		assert.Contains(t, callErr(t, cs, "swebench_grade_log", map[string]any{"instance_id": "swebox__demo-1", "log": "x", "dataset": "other"}), `no dataset "other"`)
 	})
 	assert.Zero(t, leftovers(t, c), "evaluations leave no container")
+}
+
+func TestProgressLine(t *testing.T) {
+	type testCase struct {
+		name string
+		ev   swebench.Event
+		want string
+	}
+	for _, tc := range []testCase{
+		{name: "started", ev: swebench.Event{Kind: swebench.EventStarted, InstanceID: "a__b-1", Total: 1}, want: "started a__b-1 (0/1)"},
+		{name: "finished", ev: swebench.Event{Kind: swebench.EventFinished, InstanceID: "a__b-1", Done: 1, Total: 1,
+			Result: &swebench.InstanceResult{Status: swebench.StatusResolved}}, want: "finished a__b-1: resolved (1/1)"},
+		{name: "error, first line", ev: swebench.Event{Kind: swebench.EventFinished, InstanceID: "a__b-1", Done: 1, Total: 1,
+			Result: &swebench.InstanceResult{Status: swebench.StatusError, Error: "patch does not apply\ndetails"}}, want: "finished a__b-1: error (patch does not apply) (1/1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, progressLine(tc.ev))
+		})
+	}
 }
 
 func TestSWEBenchWithoutDataset(t *testing.T) {
