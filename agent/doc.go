@@ -68,6 +68,12 @@
 // synced; a crash leaves the old record or the new one, never part of one,
 // and the next manager on the directory removes the temporary file.
 //
+// A warm pool ([WithPool] for the manager's own client, or a client made
+// with sandbox.WithPool) makes one-shot runs and new sessions that are not
+// persistent and grant no egress take a started sandbox, each with a
+// workspace of its own, instead of starting one; the [Manager] says which
+// runs do and why the others do not.
+//
 // [Requirements] build a virtual environment in a container of their own,
 // offline from a wheel directory or from an index the install step alone
 // may reach; environments are cached by the hash of image, packages and
