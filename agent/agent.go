@@ -79,9 +79,10 @@ var scripts embed.FS
 // made for that sandbox alone (sandbox.Client.CreateWithWorkspace), so
 // pooled sandboxes and workspaces are never shared or reused. The program
 // runs as a command in it with the same files, environment, limits and
-// timeout as in a sandbox of its own; a one-shot's sandbox is killed before
-// its artifacts are read, as one whose program ended is, and removed in the
-// background. Runs with Requirements are pooled too: their environment,
+// timeout as in a sandbox of its own. A one-shot's sandbox is removed, in
+// the background, as soon as its program ends: a process the program left
+// running dies then rather than with the program, so what such a process
+// writes under output/ in the moments between may be among the artifacts. Runs with Requirements are pooled too: their environment,
 // cached by the hash of the requirements, is the same mount for every run
 // with them. Not pooled: runs and sessions with Egress (each has a proxy of
 // its own, whose socket is mounted into its sandbox), persistent sessions

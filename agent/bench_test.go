@@ -13,6 +13,7 @@ import (
 	"github.com/swebox/swebox/agent"
 	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
 )
 
 // Each benchmark has a "swebox" and a "docker-cli" sub-benchmark doing the
@@ -73,16 +74,19 @@ func BenchmarkRunPython(b *testing.B) {
 }
 
 // BenchmarkRunPythonPool: one-shot runs in a sandbox of their own and in
-// one from a warm pool, side by side.
+// one from a warm pool (commands through the engine's exec, and through the
+// exec agent), side by side.
 func BenchmarkRunPythonPool(b *testing.B) {
 	cold, _ := newManager(b)
 	pooled, c := newPooledManager(b, 4)
 	warmRuns(b, pooled, c, 4)
+	withAgent, ca := newPooledManagerWith(b, []sandbox.Option{sandbox.WithPool(sandbox.PoolOptions{Size: 4}), sandbox.WithExecAgent(true)})
+	warmRuns(b, withAgent, ca, 4)
 	ctx := context.Background()
 	for _, bc := range []struct {
 		name string
 		m    *agent.Manager
-	}{{"unpooled", cold}, {"pooled", pooled}} {
+	}{{"unpooled", cold}, {"pooled", pooled}, {"pooled-exec-agent", withAgent}} {
 		b.Run(bc.name, func(b *testing.B) {
 			timeRuns(b, func() (agent.Result, error) { return bc.m.RunPython(ctx, "print(1)", agent.RunOptions{}) }, "1\n")
 		})

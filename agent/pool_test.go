@@ -24,7 +24,13 @@ import (
 // that neither a sandbox of the session nor a pooled workspace is left.
 func newPooledManager(t testing.TB, size int, opts ...agent.Option) (*agent.Manager, *sandbox.Client) {
 	t.Helper()
-	c := testenv.Client(t, sandbox.WithPool(sandbox.PoolOptions{Size: size}))
+	return newPooledManagerWith(t, []sandbox.Option{sandbox.WithPool(sandbox.PoolOptions{Size: size})}, opts...)
+}
+
+// newPooledManagerWith is newPooledManager with the client's options.
+func newPooledManagerWith(t testing.TB, copts []sandbox.Option, opts ...agent.Option) (*agent.Manager, *sandbox.Client) {
+	t.Helper()
+	c := testenv.Client(t, copts...)
 	state := t.TempDir()
 	opts = append([]agent.Option{agent.WithImage(testImage()), agent.WithStateDir(state)}, opts...)
 	m, err := agent.New(c, opts...)
@@ -66,10 +72,21 @@ var runID = regexp.MustCompile(`run-[0-9a-f]{12}`)
 // artifacts, workspace layout, limits and timeouts.
 func TestRunPooledMatchesUnpooled(t *testing.T) {
 	resolver := agent.WithSecretResolver(secrets.Static{"team/token": "s3cr3t-token-value"})
-	cold, _ := newManager(t, resolver)
-	pooled, c := newPooledManager(t, 2, resolver)
-	warmRuns(t, pooled, c, 2)
+	cold, c := newManager(t, resolver)
 	wheels := buildWheel(t, c, "", "poolpkg", "1.0")
+	// Commands reach a pooled sandbox through the engine's exec or the
+	// exec agent; both must give what a run of its own gives.
+	for _, agentOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exec agent %v", agentOn), func(t *testing.T) {
+			pooled, pc := newPooledManagerWith(t, []sandbox.Option{sandbox.WithPool(sandbox.PoolOptions{Size: 2}), sandbox.WithExecAgent(agentOn)}, resolver)
+			warmRuns(t, pooled, pc, 2)
+			comparePooled(t, cold, pooled, wheels)
+			assert.NotEmpty(t, poolMembers(t, pc), "the pool served the runs and refilled")
+		})
+	}
+}
+
+func comparePooled(t *testing.T, cold, pooled *agent.Manager, wheels string) {
 
 	type testCase struct {
 		name string
@@ -112,7 +129,6 @@ func TestRunPooledMatchesUnpooled(t *testing.T) {
 			assert.Equal(t, want.Install != nil, got.Install != nil)
 		})
 	}
-	assert.NotEmpty(t, poolMembers(t, c), "the pool served the runs and refilled")
 }
 
 // TestRunPooledSandboxIsNeverReused: each pooled run gets a sandbox and a

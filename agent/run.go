@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/swebox/swebox/agent/egress"
@@ -321,15 +322,18 @@ func (m *Manager) createPooled(ctx context.Context, spec sandbox.Spec) (*sandbox
 	return m.c.CreateWithWorkspace(ctx, spec, sandbox.NewWorkspace{Parent: filepath.Join(m.stateDir, "runs"), Prepare: newWorkspace})
 }
 
-// discard removes a pooled sandbox and then its workspace, in the
-// background; Close waits for it.
-func (m *Manager) discard(sb *sandbox.Sandbox) {
+// discard starts removing a pooled sandbox, which kills what runs in it,
+// and returns release, after whose call its workspace is removed too; both
+// in the background, and Close waits for them.
+func (m *Manager) discard(sb *sandbox.Sandbox) (release func()) {
+	released := make(chan struct{})
 	m.removing.Add(1)
 	go func() {
 		defer m.removing.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
 		defer cancel()
 		err := sb.Remove(ctx)
+		<-released
 		if err == nil {
 			err = removeAll(sb.Spec().Workspace)
 		}
@@ -337,6 +341,8 @@ func (m *Manager) discard(sb *sandbox.Sandbox) {
 			m.log.Warn("remove pooled sandbox", "id", sb.ID(), "err", err)
 		}
 	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(released) }) }
 }
 
 // oneShotPooled runs one job as a command in a sandbox from the pool. A
@@ -374,7 +380,13 @@ func (m *Manager) runPooled(ctx context.Context, spec sandbox.Spec, so SessionOp
 	if err != nil {
 		return Result{}, err
 	}
-	defer m.discard(sb)
+	var release func()
+	defer func() {
+		if release == nil {
+			release = m.discard(sb)
+		}
+		release()
+	}()
 	ws := sb.Spec().Workspace
 	if err := m.writeFiles(ctx, ws, append(append([]File{}, so.Files...), eo.Files...)); err != nil {
 		return Result{}, err
@@ -403,11 +415,18 @@ func (m *Manager) runPooled(ctx context.Context, spec sandbox.Spec, so SessionOp
 	if err != nil {
 		return Result{}, err
 	}
-	// A run of its own ends with its program: no process the program left
-	// behind writes to the workspace while it is read.
-	if err := sb.Kill(ctx, "KILL"); err != nil {
-		return Result{}, err
+	if raw.Signal == 9 && !raw.OOMKilled && !raw.TimedOut {
+		// The OOM killer may have ended the program, a child of the
+		// launcher, which the exec agent does not report; the sandbox is
+		// fresh, so any OOM kill in it is this run's, as a run of its own
+		// would report.
+		if n, err := sb.OOMKills(ctx); err == nil && n > 0 {
+			raw.OOMKilled = true
+		}
 	}
+	// The sandbox goes at once, and with it what the program left running,
+	// while the workspace is read.
+	release = m.discard(sb)
 	return m.outcome(raw, dir, ws, secrets, so, eo, j, req.Timeout), nil
 }
 
