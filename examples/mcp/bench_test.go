@@ -23,8 +23,10 @@ func BenchmarkRunPythonPrint1(b *testing.B) {
 	m, err := agent.New(c, agent.WithImage(testenv.Image()), agent.WithStateDir(b.TempDir()))
 	require.NoError(b, err)
 	defer m.Close()
-	stdio := startStdio(b, baseArgs(c), nil).cs
-	httpCS, err := connectHTTP(b, startHTTP(b, baseArgs(c, "--token", testToken)), testToken, nil)
+	// Without a pool, as the library's manager: the difference is MCP's
+	// alone (BenchmarkRunPythonPool measures the pool).
+	stdio := startStdio(b, baseArgs(c, "--pool", "0"), nil).cs
+	httpCS, err := connectHTTP(b, startHTTP(b, baseArgs(c, "--token", testToken, "--pool", "0")), testToken, nil)
 	require.NoError(b, err)
 
 	viaMCP := func(cs *mcp.ClientSession) func() {
