@@ -132,7 +132,7 @@ func New(opts ...Option) (*Client, error) {
 		var kb *kubeBackend
 		kb, err = newKubeBackend(cfg.kube.kubeconfig, cfg.kube.namespace, cfg.log)
 		if kb != nil {
-			kb.trustNP = cfg.kube.unproven
+			kb.trustNP, kb.nodeGrace = cfg.kube.unproven, cfg.kube.nodeGrace
 			b = kb
 		}
 	} else {

@@ -113,6 +113,9 @@ type kubeBackend struct {
 
 	mu   sync.Mutex
 	pods map[string]*podInfo // the pods this client created, by name
+
+	loss      lossKeeper
+	nodeGrace time.Duration // the cluster's node-monitor-grace-period; 0: DefaultNodeGrace
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -364,6 +367,9 @@ func podState(p *corev1.Pod) (ok bool, err error) {
 	perr := func(reason, detail string) error {
 		return &PodError{Pod: p.Name, Node: p.Spec.NodeName, Reason: reason, Detail: detail}
 	}
+	if l := podLoss(p); l != nil {
+		return false, l
+	}
 	switch p.Status.Phase {
 	case corev1.PodFailed, corev1.PodSucceeded:
 		reason := p.Status.Reason
@@ -413,9 +419,26 @@ func (k *kubeBackend) waitDone(ctx context.Context, name string) (*corev1.Pod, e
 	return last, err
 }
 
-// waitPod watches the pod until cond says done or fails.
+// waitPod watches the pod until cond says done or fails. A pod that the
+// cluster loses meanwhile (deleted by someone else, its node NotReady or
+// gone) ends the wait with a *PodLostError within about lossPoll.
 func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev1.Pod) (bool, error)) error {
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	t := time.NewTicker(lossPoll)
+	defer t.Stop()
+	var node string
+	see := func(p *corev1.Pod) (bool, error) {
+		node = p.Spec.NodeName
+		done, err := cond(p)
+		var l *PodLostError
+		if errors.As(err, &l) {
+			return true, k.lost(ctx, l)
+		}
+		return done || err != nil, err
+	}
+	deleted := func() error {
+		return k.lost(ctx, &PodLostError{Pod: name, Node: node, Reason: "Deleted", Detail: "the pod was deleted"})
+	}
 	for {
 		list, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
 		if err != nil {
@@ -425,9 +448,9 @@ func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev
 			return k.apiErr("read pod", err)
 		}
 		if len(list.Items) == 0 {
-			return &PodError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}
+			return deleted()
 		}
-		if done, err := cond(&list.Items[0]); done || err != nil {
+		if done, err := see(&list.Items[0]); done {
 			return err
 		}
 		w, err := k.cs.CoreV1().Pods(k.ns).Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: list.ResourceVersion})
@@ -437,23 +460,49 @@ func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev
 			}
 			return k.apiErr("watch pod", err)
 		}
-		for ev := range w.ResultChan() {
-			if ev.Type == watch.Deleted {
-				w.Stop()
-				return &PodError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}
-			}
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			if done, err := cond(p); done || err != nil {
-				w.Stop()
-				return err
-			}
-		}
+		done, err := k.watchPod(ctx, name, w, see, deleted, t.C, &node)
 		w.Stop()
+		if done {
+			return err
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("wait for pod %s: %w", name, ctx.Err())
+		}
+	}
+}
+
+// watchPod reads one watch of a pod until see says done, the pod is
+// deleted, or the watch ends (done false); on each tick it checks the
+// pod's node.
+func (k *kubeBackend) watchPod(ctx context.Context, name string, w watch.Interface, see func(*corev1.Pod) (bool, error), deleted func() error, tick <-chan time.Time, node *string) (bool, error) {
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return false, nil
+			}
+			if ev.Type == watch.Deleted {
+				return true, deleted()
+			}
+			if p, ok := ev.Object.(*corev1.Pod); ok {
+				if done, err := see(p); done {
+					return true, err
+				}
+			}
+		case <-tick:
+			if *node == "" {
+				continue
+			}
+			n, found, err := k.node(ctx, *node)
+			if err != nil {
+				continue // the watch shows whether the API server is gone
+			}
+			if !found {
+				return true, k.lost(ctx, &PodLostError{Pod: name, Node: *node, Reason: "NodeGone", Detail: "the node was removed from the cluster"})
+			}
+			if l := nodeLoss(name, n); l != nil {
+				return true, k.lost(ctx, l)
+			}
 		}
 	}
 }

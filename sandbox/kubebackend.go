@@ -48,6 +48,7 @@ func WithUnprovenNetworkPolicy() Option {
 type kubeConfig struct {
 	kubeconfig, namespace string
 	unproven              bool
+	nodeGrace             time.Duration
 }
 
 // podInfo is what the backend remembers of a pod it created.
@@ -56,6 +57,7 @@ type podInfo struct {
 	cmd       []string // the main process asked for; run by exec in Run's pods
 	attached  *attachedRun
 	workspace string
+	deleted   bool // Stop or Kill deleted the pod; guarded by kubeBackend.mu
 }
 
 // attachedRun is the main process of a one-shot pod, run through exec.
@@ -140,6 +142,7 @@ func (k *kubeBackend) create(ctx context.Context, req createRequest) (string, er
 	if err != nil {
 		return "", err
 	}
+	avoidNodes(pod, k.lostNodes())
 	name, err := k.createPod(ctx, pod, false)
 	if err != nil {
 		return "", err
@@ -235,7 +238,7 @@ func (k *kubeBackend) exec(ctx context.Context, id string, call execCall) (execS
 		ack = &ackWriter{w: call.stdout}
 		stdout = ack
 	}
-	code, err := k.execStream(ctx, id, argv, call.stdin, stdout, call.stderr)
+	code, err := k.execLossAware(ctx, id, argv, call.stdin, stdout, call.stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return execStatus{exitCode: -1, running: true}, nil
@@ -250,6 +253,54 @@ func (k *kubeBackend) exec(ctx context.Context, id string, call execCall) (execS
 		code = got
 	}
 	return execStatus{exitCode: code}, nil
+}
+
+// execLossAware is execStream that tells a lost pod from a failed
+// command: while the command runs, the pod and its node are checked every
+// lossPoll, and a loss ends the stream; a stream that fails, or a command
+// killed by a signal, is explained by confirmLoss. A loss is returned as a
+// *PodLostError, after the pod is deleted.
+func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	sctx, stopStream := context.WithCancel(ctx)
+	defer stopStream()
+	var found *PodLostError
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		k.watchLoss(sctx, id, func(l *PodLostError) {
+			if k.deletedHere(id) && l.Reason == "Deleted" {
+				return
+			}
+			found = l
+			stopStream()
+		})
+	}()
+	code, err := k.execStream(sctx, id, argv, stdin, stdout, stderr)
+	stopStream()
+	<-watched
+	if found != nil {
+		return -1, k.lost(ctx, found)
+	}
+	if ctx.Err() != nil || err == nil && code < 128 {
+		return code, err
+	}
+	// A stream that broke, or a command that a signal ended (the kubelet
+	// kills an evicted pod's processes), may be the pod's loss.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.nodeGraceOr()+nodeGraceSlack+time.Minute)
+	defer cancel()
+	var l *PodLostError
+	var cerr error
+	if err != nil {
+		l, cerr = k.confirmLoss(cctx, id, err)
+	} else {
+		l, cerr = k.checkLost(cctx, id)
+	}
+	if cerr == nil && l != nil {
+		if lerr := k.lost(cctx, l); errors.As(lerr, &l) {
+			return -1, lerr
+		}
+	}
+	return code, err
 }
 
 func (k *kubeBackend) inspect(ctx context.Context, id string) (State, error) {
@@ -306,6 +357,7 @@ func (k *kubeBackend) logs(ctx context.Context, id, tail string, stdout, stderr 
 }
 
 func (k *kubeBackend) stop(ctx context.Context, id string, grace time.Duration) error {
+	k.markDeleted(id)
 	secs := int64(grace.Seconds())
 	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: &secs})
 	return kubeErr("delete pod", err)
@@ -313,6 +365,7 @@ func (k *kubeBackend) stop(ctx context.Context, id string, grace time.Duration) 
 
 // kill deletes the pod: Kubernetes has no call that signals a container.
 func (k *kubeBackend) kill(ctx context.Context, id, signal string) error {
+	k.markDeleted(id)
 	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	if err != nil {
 		return kubeErr("delete pod", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/repo"
 )
 
@@ -21,6 +22,7 @@ const (
 	DefaultTestOutputLimit = 64 << 20
 	DefaultPullRetries     = 4
 	DefaultPullBackoff     = 30 * time.Second
+	DefaultLostRetries     = 2
 	// NoNamespace as Config.Namespace selects image names without a
 	// namespace (the official --namespace none).
 	NoNamespace = "none"
@@ -134,6 +136,13 @@ type Config struct {
 	// further wait doubles. An instance waiting gives up its worker slot,
 	// so the others go on meanwhile. Default 30 s.
 	PullBackoff time.Duration
+	// LostRetries is how many times an instance whose sandbox the cluster
+	// lost (sandbox.ErrSandboxLost: its pod evicted, preempted, deleted by
+	// someone else, or its node gone) is evaluated again from scratch on a
+	// new sandbox. Past them it ends as OutcomeSandboxLost. Each retry is
+	// recorded in InstanceResult.Retries, run_instance.log and the run
+	// report's swebox_retried. Default 2; negative means none.
+	LostRetries int
 	// Runtime is the OCI runtime of every sandbox, e.g. "runsc".
 	Runtime string
 	// Limits of every sandbox; zero fields take the sandbox defaults.
@@ -206,6 +215,10 @@ type InstanceResult struct {
 	Warning string
 	// Outcome is the instance's one typed outcome.
 	Outcome Outcome
+	// Retries lists the attempts the cluster cut short by losing the
+	// sandbox (see Config.LostRetries), oldest first; the result is the
+	// attempt after them.
+	Retries []grade.Retry `json:",omitempty"`
 	// Repeats compares the runs of the instance when Config.Repeat > 1;
 	// the rest of the result is run 1's.
 	Repeats *Repeats `json:",omitempty"`

@@ -146,6 +146,12 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 	case cfg.PullRetries < 0:
 		cfg.PullRetries = 0
 	}
+	switch {
+	case cfg.LostRetries == 0:
+		cfg.LostRetries = DefaultLostRetries
+	case cfg.LostRetries < 0:
+		cfg.LostRetries = 0
+	}
 	if cfg.PullBackoff <= 0 {
 		cfg.PullBackoff = DefaultPullBackoff
 	}
@@ -401,6 +407,12 @@ func (e *evaluator) writeRunReport(outcomes map[string]Outcome, results []Instan
 		report.Outcomes[id] = string(o)
 	}
 	for _, r := range results {
+		if len(r.Retries) > 0 {
+			if report.Retried == nil {
+				report.Retried = map[string][]grade.Retry{}
+			}
+			report.Retried[r.InstanceID] = r.Retries
+		}
 		if r.Repeats != nil && r.Repeats.VerdictFlipped {
 			if report.FlakyVerdicts == nil {
 				report.FlakyVerdicts = map[string][]string{}

@@ -9,3 +9,11 @@ func SetCloseClient(f func(*sandbox.Client) error) (restore func()) {
 	closeClient = f
 	return func() { closeClient = old }
 }
+
+// SetLostHook makes every attempt call f once its sandbox has started (see
+// lostHook); the returned function restores the hook.
+func SetLostHook(f func(instanceID string, retry int) error) (restore func()) {
+	old := lostHook
+	lostHook = f
+	return func() { lostHook = old }
+}

@@ -104,6 +104,7 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 	// Resume: an instance with a report.json is finished (official rule).
 	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err == nil {
 		fillFromReport(&res, b)
+		res.Retries = recordedRetries(dir)
 		if res.Status == StatusUnresolved && oomLogged(dir) {
 			res.OOMKills = 1 // at least
 		}
@@ -123,10 +124,29 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 		}
 	}
 	start()
-	if err := e.evaluate(ctx, n, inst, pred, dir, &res); err != nil {
-		res.setErr(err)
+	os.Remove(filepath.Join(dir, retriesFile))
+	var retries []grade.Retry
+	for {
+		err := e.evaluate(ctx, n, inst, pred, dir, &res, retries)
+		var lost *sandbox.PodLostError
+		if err == nil || !errors.As(err, &lost) || ctx.Err() != nil || len(retries) >= e.cfg.LostRetries {
+			if err != nil {
+				res.setErr(err)
+			}
+			break
+		}
+		// The cluster, not the prediction, ended this attempt: nothing of
+		// it is kept but the record; the next starts from scratch.
+		retries = append(retries, grade.Retry{Pod: lost.Pod, Node: lost.Node, Reason: lost.Reason, Error: err.Error()})
+		e.log.Warn("sandbox lost; evaluating the instance again on a new sandbox", "instance", inst.InstanceID,
+			"pod", lost.Pod, "node", lost.Node, "reason", lost.Reason, "retry", len(retries), "of", e.cfg.LostRetries)
+		res = InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
 	}
+	res.Retries = retries
 	res.Outcome = outcomeOf(&res)
+	if err := recordRetries(dir, retries); err != nil {
+		res.Warning = fmt.Sprintf("could not record the retries: %v", err)
+	}
 	if err := recordOutcome(dir, &res); err != nil {
 		res.Warning = fmt.Sprintf("could not record the outcome: %v", err)
 	}
@@ -135,24 +155,38 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 
 // evaluate does the work of one instance; an error makes it an error
 // instance (no report.json), as the official EvaluationError does.
-func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction, dir string, res *InstanceResult) (err error) {
+//
+// retries are the earlier attempts of this run that the cluster cut short
+// by losing the sandbox: run_instance.log then goes on after their lines.
+func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction, dir string, res *InstanceResult, retries []grade.Retry) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create log dir: %w", err)
 	}
 	// Leftovers of an interrupted attempt would confuse the rerun: its logs
 	// and the temporary files of writes a crash cut short.
-	for _, f := range []string{"test_output.txt", "run_instance.log", outcomeFile} {
+	stale := []string{"test_output.txt", outcomeFile}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if len(retries) == 0 {
+		stale = append(stale, "run_instance.log")
+		flags |= os.O_TRUNC
+	}
+	for _, f := range stale {
 		os.Remove(filepath.Join(dir, f))
 	}
 	if err := atomicfile.RemoveStale(dir, ""); err != nil {
 		return fmt.Errorf("remove leftovers: %w", err)
 	}
-	lf, err := os.Create(filepath.Join(dir, "run_instance.log"))
+	lf, err := os.OpenFile(filepath.Join(dir, "run_instance.log"), flags, 0o644)
 	if err != nil {
 		return fmt.Errorf("create run_instance.log: %w", err)
 	}
 	defer lf.Close()
 	ilog := &instanceLog{f: lf}
+	if k := len(retries); k > 0 {
+		last := retries[k-1]
+		ilog.printf("%s %d of %d: pod %s on node %q was lost (%s); evaluating %s again from scratch on a new sandbox",
+			retryLine, k, e.cfg.LostRetries, last.Pod, last.Node, last.Reason, inst.InstanceID)
+	}
 	defer func() {
 		if err != nil {
 			ilog.printf("Error: %v", err)
@@ -206,6 +240,11 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		ilog.printf("Container for %s removed", inst.InstanceID)
 	}()
 	ilog.printf("Container for %s started: %s", inst.InstanceID, sb.ID())
+	if lostHook != nil {
+		if err := lostHook(inst.InstanceID, len(retries)); err != nil {
+			return err
+		}
+	}
 	if populate != nil {
 		if err := populate(ctx, sb); err != nil {
 			return err

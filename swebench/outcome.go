@@ -38,6 +38,10 @@ const (
 	OutcomeImagePullFailed Outcome = "image_pull_failed"
 	// OutcomeEngineLost: the engine stopped answering.
 	OutcomeEngineLost Outcome = "engine_lost"
+	// OutcomeSandboxLost: the cluster lost the instance's sandbox (pod
+	// evicted, preempted, deleted, its node gone) on every attempt that
+	// Config.LostRetries allows.
+	OutcomeSandboxLost Outcome = "sandbox_lost"
 	// OutcomeCancelled: the run's context ended before the instance did
 	// (Ctrl-C), or before it started.
 	OutcomeCancelled Outcome = "cancelled"
@@ -51,7 +55,7 @@ const (
 // rerun may give it a verdict.
 func (o Outcome) Infrastructure() bool {
 	switch o {
-	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeEngineLost, OutcomeCancelled:
+	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeCancelled:
 		return true
 	}
 	return false
@@ -76,6 +80,8 @@ func outcomeOf(r *InstanceResult) Outcome {
 		return OutcomeCancelled
 	case errors.Is(err, sandbox.ErrEngineUnreachable):
 		return OutcomeEngineLost
+	case errors.Is(err, sandbox.ErrSandboxLost):
+		return OutcomeSandboxLost
 	case errors.Is(err, ErrPatchApply):
 		return OutcomePatchFailed
 	case errors.Is(err, ErrTestTimeout):

@@ -32,6 +32,7 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "image pull failed", res: errRes(fmt.Errorf("ensure: %w", &sandbox.ImageError{Image: "x", PullErr: errors.New("429 Too Many Requests")})), want: OutcomeImagePullFailed, infra: true},
 		{name: "image missing on the node", res: errRes(fmt.Errorf("create sandbox: %w", &sandbox.PodError{Pod: "p", Node: "n", Reason: "ErrImageNeverPull"})), want: OutcomeImageMissing, infra: true},
 		{name: "engine lost", res: errRes(fmt.Errorf("create sandbox: %w", &sandbox.EngineError{Op: "create", Err: errors.New("refused")})), want: OutcomeEngineLost, infra: true},
+		{name: "sandbox lost", res: errRes(fmt.Errorf("run eval script: %w", &sandbox.PodLostError{Pod: "p", Node: "n", Reason: "NodeUnreachable"})), want: OutcomeSandboxLost, infra: true},
 		{name: "cancelled", res: errRes(fmt.Errorf("run eval script: %w", context.Canceled)), want: OutcomeCancelled, infra: true},
 		{name: "other", res: errRes(errors.New("test spec: bad base_commit")), want: OutcomeError},
 	} {

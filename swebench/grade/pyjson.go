@@ -23,6 +23,8 @@ type (
 	pyList   []string
 	// pyObject keeps its keys in insertion order, like a Python dict.
 	pyObject []pyMember
+	// pyObjects is a list of objects.
+	pyObjects []pyObject
 )
 
 type pyMember struct {
@@ -60,6 +62,10 @@ func (n pyInt) writePy(w *pyWriter, _ int) { w.WriteString(strconv.Itoa(int(n)))
 
 func (l pyList) writePy(w *pyWriter, depth int) {
 	w.container('[', ']', len(l), depth, func(i int) { w.writeString(l[i]) })
+}
+
+func (l pyObjects) writePy(w *pyWriter, depth int) {
+	w.container('[', ']', len(l), depth, func(i int) { l[i].writePy(w, depth+1) })
 }
 
 func (o pyObject) writePy(w *pyWriter, depth int) {

@@ -59,6 +59,19 @@ type RunReport struct {
 	// swebox_outcomes: for each instance of a repeated run whose runs
 	// disagree on the verdict, each run's outcome, the official run first.
 	FlakyVerdicts map[string][]string
+	// Retried, when set, adds swebox_retried, last: for each instance
+	// evaluated again from scratch because the cluster lost its sandbox,
+	// each lost attempt in order. The instance was graded once, by the
+	// attempt that followed.
+	Retried map[string][]Retry
+}
+
+// Retry is one attempt of an instance that the cluster cut short.
+type Retry struct {
+	Pod    string `json:"pod"`
+	Node   string `json:"node"`   // "" when the pod had no node yet
+	Reason string `json:"reason"` // e.g. "NodeUnreachable", "Evicted"
+	Error  string `json:"error"`
 }
 
 // OutcomesKey is the run report key of [RunReport.Outcomes];
@@ -66,6 +79,8 @@ type RunReport struct {
 const (
 	OutcomesKey      = "swebox_outcomes"
 	FlakyVerdictsKey = "swebox_flaky_verdicts"
+	// RetriedKey is the run report key of [RunReport.Retried].
+	RetriedKey = "swebox_retried"
 )
 
 // Leftovers are containers and images of the run still present at its end.
@@ -289,6 +304,27 @@ func (r RunReport) Encode() []byte {
 		}
 		o.add(FlakyVerdictsKey, fv)
 	}
+	if r.Retried != nil {
+		keys := make([]string, 0, len(r.Retried))
+		for k := range r.Retried {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var rt pyObject
+		for _, k := range keys {
+			var l pyObjects
+			for _, a := range r.Retried[k] {
+				var e pyObject
+				e.add("pod", pyString(a.Pod))
+				e.add("node", pyString(a.Node))
+				e.add("reason", pyString(a.Reason))
+				e.add("error", pyString(a.Error))
+				l = append(l, e)
+			}
+			rt.add(k, l)
+		}
+		o.add(RetriedKey, rt)
+	}
 	return append(pyDumps(o), '\n')
 }
 
@@ -341,6 +377,7 @@ type runReportJSON struct {
 // flakyJSON is read apart so that the official keys' block stays as is.
 type flakyJSON struct {
 	FlakyVerdicts map[string][]string `json:"swebox_flaky_verdicts"`
+	Retried       map[string][]Retry  `json:"swebox_retried"`
 }
 
 // UnmarshalJSON reads a run report written by the official harness or by
@@ -360,6 +397,7 @@ func (r *RunReport) UnmarshalJSON(data []byte) error {
 		ErrorInstances: j.ErrorInstances, CompletedIDs: j.CompletedIDs, IncompleteIDs: j.IncompleteIDs,
 		EmptyPatchIDs: j.EmptyPatchIDs, SubmittedIDs: j.SubmittedIDs, ResolvedIDs: j.ResolvedIDs,
 		UnresolvedIDs: j.UnresolvedIDs, ErrorIDs: j.ErrorIDs, Outcomes: j.Outcomes, FlakyVerdicts: j.FlakyVerdicts,
+		Retried: j.Retried,
 	}
 	if j.InfraFailureIDs != nil {
 		r.Rules, r.InfraFailureIDs = harness.V5, *j.InfraFailureIDs
@@ -445,6 +483,12 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 				m.FlakyVerdicts = map[string][]string{}
 			}
 			m.FlakyVerdicts[id] = runs
+		}
+		for id, rs := range r.Retried {
+			if m.Retried == nil {
+				m.Retried = map[string][]Retry{}
+			}
+			m.Retried[id] = rs
 		}
 	}
 	for i := range lists {

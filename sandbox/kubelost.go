@@ -1,0 +1,344 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ErrSandboxLost: the cluster lost the sandbox's pod (evicted, preempted,
+// deleted by someone else, or its node stopped answering), through no fault
+// of what ran in it. A new sandbox on another node may do the work.
+var ErrSandboxLost = errors.New("sandbox lost")
+
+// PodLostError reports a sandbox pod that the cluster lost. It matches
+// ErrSandboxLost and ErrNotRunning.
+type PodLostError struct {
+	Pod  string
+	Node string // "" when the pod had no node yet
+	// Reason is one of: "Evicted", "Deleted", "NodeNotReady",
+	// "NodeUnreachable", "NodeGone", "KubeletUnreachable", or the reason
+	// of the pod's DisruptionTarget condition ("PreemptionByScheduler",
+	// "EvictionByEvictionAPI", "DeletionByTaintManager", ...) or of its
+	// failure ("Preempting", "Terminated", ...).
+	Reason string
+	Detail string
+}
+
+func (e *PodLostError) Error() string {
+	msg := "pod " + e.Pod
+	if e.Node != "" {
+		msg += " on node " + e.Node
+	}
+	return fmt.Sprintf("%s lost: %s: %s", msg, e.Reason, e.Detail)
+}
+
+func (e *PodLostError) Unwrap() []error { return []error{ErrSandboxLost, ErrNotRunning} }
+
+// DefaultNodeGrace is the node-monitor-grace-period of kube-controller-manager
+// by default: how long a node whose kubelet went silent stays Ready.
+const DefaultNodeGrace = 50 * time.Second
+
+// WithKubeNodeGrace tells the client the cluster's node-monitor-grace-period.
+// A command whose stream broke while its pod's node still shows Ready waits
+// at most this plus 15 s for the node to turn NotReady; a kubelet that
+// still does not answer then counts as lost too (reason
+// "KubeletUnreachable"). Default DefaultNodeGrace.
+func WithKubeNodeGrace(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("WithKubeNodeGrace: %s is not positive", d)
+		}
+		c.kube.nodeGrace = d
+		return nil
+	}
+}
+
+// Timing of loss detection.
+const (
+	// lossPoll is how often a running command's pod and node are checked,
+	// and how long the node list is reused.
+	lossPoll = 3 * time.Second
+	// nodeGraceSlack is added to the node grace period: the node lifecycle
+	// controller notices a silent node on its next pass (5 s by default).
+	nodeGraceSlack = 15 * time.Second
+	// avoidLostNodes is how long new pods prefer other nodes than one that
+	// lost a pod.
+	avoidLostNodes = 30 * time.Minute
+)
+
+// lossKeeper holds what the backend knows of node health: a short-lived
+// copy of the node list, and the nodes that lost pods of this client.
+type lossKeeper struct {
+	mu    sync.Mutex
+	at    time.Time
+	nodes map[string]*corev1.Node
+	lost  map[string]time.Time
+}
+
+// node returns the named node from a node list at most lossPoll old; found
+// is false when the cluster has no such node.
+func (k *kubeBackend) node(ctx context.Context, name string) (n *corev1.Node, found bool, err error) {
+	lk := &k.loss
+	lk.mu.Lock()
+	defer lk.mu.Unlock()
+	if lk.nodes == nil || time.Since(lk.at) > lossPoll {
+		list, err := k.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, false, k.apiErr("list nodes", err)
+		}
+		lk.nodes = make(map[string]*corev1.Node, len(list.Items))
+		for i := range list.Items {
+			lk.nodes[list.Items[i].Name] = &list.Items[i]
+		}
+		lk.at = time.Now()
+	}
+	n, found = lk.nodes[name]
+	return n, found, nil
+}
+
+// markLost records that node lost a pod and deletes the pod at once (grace
+// 0): on a node whose kubelet is gone nothing else would remove it for
+// minutes.
+func (k *kubeBackend) markLost(ctx context.Context, l *PodLostError) {
+	if l.Node != "" {
+		k.loss.mu.Lock()
+		if k.loss.lost == nil {
+			k.loss.lost = map[string]time.Time{}
+		}
+		k.loss.lost[l.Node] = time.Now()
+		k.loss.nodes = nil // read the nodes afresh next time
+		k.loss.mu.Unlock()
+	}
+	if err := k.deletePod(ctx, l.Pod); err != nil {
+		k.log.Debug("delete lost pod", "pod", l.Pod, "err", err)
+	}
+	k.log.Debug("sandbox pod lost", "pod", l.Pod, "node", l.Node, "reason", l.Reason)
+}
+
+// lostNodes lists the nodes that lost a pod of this client recently.
+func (k *kubeBackend) lostNodes() []string {
+	k.loss.mu.Lock()
+	defer k.loss.mu.Unlock()
+	var out []string
+	for n, at := range k.loss.lost {
+		if time.Since(at) < avoidLostNodes {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// avoidNodes makes pod prefer nodes other than those listed. A preference,
+// not a rule: a node that lost a pod may be the only one left, and the
+// taints of a NotReady node already keep the scheduler away from it.
+func avoidNodes(pod *corev1.Pod, nodes []string) {
+	if len(nodes) == 0 {
+		return
+	}
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	na := pod.Spec.Affinity.NodeAffinity
+	na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, corev1.PreferredSchedulingTerm{
+		Weight: 100,
+		Preference: corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+			Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: nodes,
+		}}},
+	})
+}
+
+// lostPodReasons are the reasons of a failed pod that the node, not the
+// pod's processes, caused.
+var lostPodReasons = map[string]bool{
+	"Evicted": true, "Preempting": true, "Terminated": true, "Shutdown": true, "NodeShutdown": true,
+	"NodeLost": true, "UnexpectedAdmissionError": true, "OutOfcpu": true, "OutOfmemory": true, "OutOfpods": true,
+}
+
+// podLoss reports whether the pod object itself says the cluster took the
+// pod away: being deleted, a DisruptionTarget condition, or a failure for
+// a reason of the node.
+func podLoss(p *corev1.Pod) *PodLostError {
+	lost := func(reason, detail string) *PodLostError {
+		return &PodLostError{Pod: p.Name, Node: p.Spec.NodeName, Reason: reason, Detail: detail}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return lost(c.Reason, c.Message)
+		}
+	}
+	if p.Status.Phase == corev1.PodFailed && lostPodReasons[p.Status.Reason] {
+		return lost(p.Status.Reason, p.Status.Message)
+	}
+	if p.DeletionTimestamp != nil {
+		return lost("Deleted", "the pod is being deleted")
+	}
+	return nil
+}
+
+// nodeLoss reports a node that no longer runs pods: not Ready, or tainted
+// as unreachable or not ready.
+func nodeLoss(pod string, n *corev1.Node) *PodLostError {
+	lost := func(reason, detail string) *PodLostError {
+		return &PodLostError{Pod: pod, Node: n.Name, Reason: reason, Detail: detail}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type != corev1.NodeReady {
+			continue
+		}
+		switch c.Status {
+		case corev1.ConditionFalse:
+			return lost("NodeNotReady", fmt.Sprintf("node %s is not ready since %s: %s", n.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Message))
+		case corev1.ConditionUnknown:
+			return lost("NodeUnreachable", fmt.Sprintf("node %s stopped reporting; not ready since %s: %s", n.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Message))
+		}
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoExecute && (t.Key == corev1.TaintNodeUnreachable || t.Key == corev1.TaintNodeNotReady) {
+			return lost("NodeUnreachable", fmt.Sprintf("node %s has the taint %s", n.Name, t.Key))
+		}
+	}
+	return nil
+}
+
+// checkLost reads the pod and its node: a *PodLostError when the cluster
+// lost the pod, nil when it has not, or an error when the API server did
+// not answer.
+func (k *kubeBackend) checkLost(ctx context.Context, name string) (*PodLostError, error) {
+	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return &PodLostError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}, nil
+	}
+	if err != nil {
+		return nil, k.apiErr("read pod", err)
+	}
+	return k.podOrNodeLoss(ctx, p)
+}
+
+// podOrNodeLoss is checkLost for a pod already read.
+func (k *kubeBackend) podOrNodeLoss(ctx context.Context, p *corev1.Pod) (*PodLostError, error) {
+	if l := podLoss(p); l != nil {
+		return l, nil
+	}
+	if p.Spec.NodeName == "" {
+		return nil, nil
+	}
+	n, found, err := k.node(ctx, p.Spec.NodeName)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return &PodLostError{Pod: p.Name, Node: p.Spec.NodeName, Reason: "NodeGone", Detail: "the node was removed from the cluster"}, nil
+	}
+	return nodeLoss(p.Name, n), nil
+}
+
+// watchLoss checks the pod every lossPoll until ctx ends or the pod is
+// lost, and then calls onLost with the loss. Errors of the API server are
+// left to the command's own stream to show.
+func (k *kubeBackend) watchLoss(ctx context.Context, name string, onLost func(*PodLostError)) {
+	t := time.NewTicker(lossPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if l, err := k.checkLost(ctx, name); err == nil && l != nil {
+			onLost(l)
+			return
+		}
+	}
+}
+
+// confirmLoss explains an exec stream that failed while ctx was live: it
+// returns the *PodLostError when the pod was lost, or nil when the pod and
+// its kubelet are fine (the failure was the stream's own). The kubelet may
+// have stopped while its node still shows Ready; then it waits, checking
+// every lossPoll, for the node to turn NotReady or the kubelet to answer a
+// probe command, for at most the node grace period plus nodeGraceSlack, and
+// past that counts the pod as lost to an unreachable kubelet.
+func (k *kubeBackend) confirmLoss(ctx context.Context, name string, streamErr error) (*PodLostError, error) {
+	deadline := time.Now().Add(k.nodeGraceOr() + nodeGraceSlack)
+	for {
+		l, err := k.checkLost(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if l != nil {
+			return l, nil
+		}
+		if k.kubeletAnswers(ctx, name) {
+			return nil, nil
+		}
+		if time.Now().After(deadline) {
+			n := ""
+			if p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+				n = p.Spec.NodeName
+			}
+			return &PodLostError{Pod: name, Node: n, Reason: "KubeletUnreachable",
+				Detail: fmt.Sprintf("commands in the pod fail (%v) and the node still shows Ready after %s", streamErr, k.nodeGraceOr()+nodeGraceSlack)}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lossPoll):
+		}
+	}
+}
+
+func (k *kubeBackend) nodeGraceOr() time.Duration {
+	if k.nodeGrace > 0 {
+		return k.nodeGrace
+	}
+	return DefaultNodeGrace
+}
+
+// kubeletAnswers runs `true` in the pod's sandbox container.
+func (k *kubeBackend) kubeletAnswers(ctx context.Context, name string) bool {
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	code, err := k.execStream(pctx, name, []string{"/bin/sh", "-c", ":"}, nil, nil, nil)
+	return err == nil && code == 0
+}
+
+// lost records a loss and returns it as the error to report. A pod this
+// client deleted itself (Stop, Kill, Remove) was not lost: that is a
+// *PodError saying it was deleted.
+func (k *kubeBackend) lost(ctx context.Context, l *PodLostError) error {
+	if l.Reason == "Deleted" && k.deletedHere(l.Pod) {
+		return &PodError{Pod: l.Pod, Node: l.Node, Reason: "Deleted", Detail: "the pod was deleted"}
+	}
+	k.markLost(ctx, l)
+	return l
+}
+
+// deletedHere reports whether this client deleted or is deleting the pod,
+// or never knew it.
+func (k *kubeBackend) deletedHere(name string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	info := k.pods[name]
+	return info == nil || info.deleted
+}
+
+// markDeleted notes that this client is deleting the pod.
+func (k *kubeBackend) markDeleted(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if info := k.pods[name]; info != nil {
+		info.deleted = true
+	}
+}
