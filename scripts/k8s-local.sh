@@ -9,6 +9,7 @@
 #   scripts/k8s-local.sh kubelet stop|start N stop or restart node N's kubelet (tests of a lost node)
 #   scripts/k8s-local.sh import IMAGE...     copy images from Docker into every node's containerd
 #   scripts/k8s-local.sh unimport IMAGE...   remove those images from every node's containerd
+#   scripts/k8s-local.sh running N           list NAMESPACE/POD of each running container of node N's containerd
 #
 # Upstream Kubernetes components are built from the Go module proxy (a wrapper
 # module that requires k8s.io/kubernetes and replaces its staging modules with the
@@ -462,6 +463,22 @@ cmd_kubelet() {
   esac
 }
 
+# cmd_running N: NAMESPACE/POD of each container with a running task in
+# node N's containerd, whether or not its kubelet runs (tests of a lost node
+# check that the restarted kubelet killed the pods deleted meanwhile).
+cmd_running() {
+  [ -d "$RUN/pids" ] || die "no cluster is up"
+  local n=${1:-} d c info ns pod
+  [ -n "$n" ] && [ -d "$RUN/node$n" ] || die "usage: $0 running N (a node that is up)"
+  d=$RUN/node$n
+  for c in $(ctr --address "$d/containerd.sock" -n k8s.io tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" { print $1 }'); do
+    info=$(ctr --address "$d/containerd.sock" -n k8s.io containers info "$c" 2>/dev/null) || continue
+    ns=$(sed -n 's/^ *"io.kubernetes.pod.namespace": "\([^"]*\)".*/\1/p' <<<"$info" | head -1)
+    pod=$(sed -n 's/^ *"io.kubernetes.pod.name": "\([^"]*\)".*/\1/p' <<<"$info" | head -1)
+    if [ -n "$pod" ]; then echo "$ns/$pod"; fi
+  done | sort -u
+}
+
 # cmd_import IMAGE...: images from Docker into every node that is up.
 cmd_import() {
   [ -d "$RUN/pids" ] || die "no cluster is up"
@@ -641,8 +658,9 @@ case ${1:-} in
   env) cmd_env ;;
   enforcer) shift; cmd_enforcer "$@" ;;
   kubelet) shift; cmd_kubelet "$@" ;;
+  running) shift; cmd_running "$@" ;;
   import) shift; cmd_import "$@" ;;
   unimport) shift; cmd_unimport "$@" ;;
   check-clean) left=$(check_clean); [ -z "$left" ] || die "left: $left" ;;
-  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|import IMAGE...|unimport IMAGE...|check-clean" ;;
+  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|running N|import IMAGE...|unimport IMAGE...|check-clean" ;;
 esac

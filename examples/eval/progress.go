@@ -13,6 +13,7 @@ import (
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/grade"
 )
 
 // isTerminal reports whether w is a terminal (a character device), where a
@@ -166,7 +167,7 @@ func firstLine(s string, max int) string {
 var outcomeOrder = []swebench.Outcome{
 	swebench.OutcomeResolved, swebench.OutcomeUnresolved, swebench.OutcomeOutOfMemory, swebench.OutcomePatchFailed,
 	swebench.OutcomeTimedOut, swebench.OutcomeError, swebench.OutcomeEmptyPatch, swebench.OutcomeImageMissing,
-	swebench.OutcomeImagePullFailed, swebench.OutcomeEngineLost, swebench.OutcomeCancelled,
+	swebench.OutcomeImagePullFailed, swebench.OutcomeEngineLost, swebench.OutcomeSandboxLost, swebench.OutcomeCancelled,
 }
 
 // writeSummary prints the final table (instance, outcome, FAIL_TO_PASS,
@@ -197,6 +198,10 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 			if errors.Is(r.Err, sandbox.ErrRateLimited) {
 				x.note = rateLimitNote(r.Err)
 			}
+		}
+		if n := len(r.Retries); n > 0 && r.Status != swebench.StatusError {
+			last := r.Retries[n-1]
+			x.note = fmt.Sprintf("retried %d× (sandbox lost: %s on node %s)", n, last.Reason, last.Node)
 		}
 		if r.Repeats.Flipped() {
 			x.note = flakyNote(r.Repeats)
@@ -248,6 +253,9 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 		if infra > 0 {
 			fmt.Fprintf(w, "%d instances have no verdict for reasons of the machine, not of the model; a rerun with the same --run_id evaluates them\n", infra)
 		}
+	}
+	if n := len(rep.Retried); n > 0 {
+		fmt.Fprintf(w, "retried: %d instances evaluated again on a new pod because the cluster lost their sandbox (%s in the run report)\n", n, grade.RetriedKey)
 	}
 	writeFlakySummary(w, res)
 	if res.ReportPath != "" {

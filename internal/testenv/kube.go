@@ -2,8 +2,12 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -90,4 +95,52 @@ func KubeAPIHostPort(t testing.TB) (host, port string) {
 	u, err := url.Parse(rc.Host)
 	require.NoError(t, err)
 	return u.Hostname(), u.Port()
+}
+
+// K8sLocalScript returns the path of scripts/k8s-local.sh of the running test
+// cluster (SWEBOX_TEST_K8S_LOCAL, which `k8s-local.sh env` prints), for tests
+// that stop and restart parts of it. Without it the test skips (fails in CI).
+func K8sLocalScript(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
+	if p == "" {
+		cienv.Skip(t, "SWEBOX_TEST_K8S_LOCAL is not set: this test stops parts of the project's own test cluster (eval $(scripts/k8s-local.sh env))")
+	}
+	return p
+}
+
+// RunK8sLocalT runs the test cluster's script with args and fails the test
+// when it fails; it returns the script's output.
+func RunK8sLocalT(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := RunK8sLocal(t, args...)
+	require.NoError(t, err)
+	return out
+}
+
+// RunK8sLocal runs the test cluster's script with args.
+func RunK8sLocal(t testing.TB, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(K8sLocalScript(t), args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("k8s-local.sh %s: %w: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+// ReadyNodes lists the names of the test cluster's Ready nodes, sorted.
+func ReadyNodes(t testing.TB) []string {
+	t.Helper()
+	nodes, err := KubeClientset(t).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	var out []string
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue && !n.Spec.Unschedulable {
+				out = append(out, n.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
