@@ -349,15 +349,19 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 	testenv.RunK8sLocalT(t, "kubelet", "start", victimN)
 	stopped = false
 	assert.Zero(t, runPods(t, runID), "the run left pods in the API")
+	var listErr error
 	require.Eventually(t, func() bool {
-		running := testenv.RunK8sLocalT(t, "running", victimN)
+		running, err := testenv.RunK8sLocal(t, "running", victimN)
+		if listErr = err; err != nil {
+			return false
+		}
 		for _, line := range strings.Fields(running) {
 			if victimPods[strings.TrimPrefix(line, testenv.KubeNamespace+"/")] {
 				return false
 			}
 		}
 		return true
-	}, 3*time.Minute, 2*time.Second, "containers of the run's lost pods still run on %s after its kubelet restarted", victim)
+	}, 3*time.Minute, 2*time.Second, "containers of the run's lost pods still run on %s after its kubelet restarted (listing them: %v)", victim, listErr)
 }
 
 // evalFinished returns the time of the "Eval script finished" line of a
