@@ -37,9 +37,13 @@
 //
 // Every submitted instance ends with exactly one [Outcome] (resolved,
 // unresolved, out_of_memory, patch_failed, timed_out, error, empty_patch,
-// image_missing, image_pull_failed, engine_lost, cancelled), in
-// [InstanceResult].Outcome, [Result].Outcomes and the run report's added
-// key swebox_outcomes; the official keys are unchanged.
+// image_missing, image_pull_failed, engine_lost, sandbox_lost, cancelled),
+// in [InstanceResult].Outcome, [Result].Outcomes and the run report's added
+// key swebox_outcomes; the official keys are unchanged. An instance whose
+// sandbox a Kubernetes cluster lost (sandbox.ErrSandboxLost) is evaluated
+// again from scratch, up to [Config].LostRetries times, and graded once;
+// [InstanceResult].Retries and the run report's key swebox_retried record
+// the lost attempts.
 //
 // [Prepare] resolves a Config into a [Plan] (mode, rules, the instances and
 // images of the run, each engine checked) before anything is written;
