@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,4 +92,15 @@ func TestAvoidNodesPrefersOthers(t *testing.T) {
 	require.Len(t, terms, 1)
 	assert.Equal(t, []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"n1", "n2"}}}, terms[0].Preference.MatchFields)
 	assert.Nil(t, pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, "a preference, never a rule")
+}
+
+func TestWithKubeNodeGrace(t *testing.T) {
+	var c config
+	require.NoError(t, WithKubeNodeGrace(20*time.Second)(&c))
+	assert.Equal(t, 20*time.Second, c.kube.nodeGrace)
+	assert.Error(t, WithKubeNodeGrace(0)(&c), "a grace period must be positive")
+	k := &kubeBackend{}
+	assert.Equal(t, DefaultNodeGrace, k.nodeGraceOr(), "the controller manager's default")
+	k.nodeGrace = 20 * time.Second
+	assert.Equal(t, 20*time.Second, k.nodeGraceOr())
 }
