@@ -331,6 +331,9 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 		log, err := os.ReadFile(filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"))
 		require.NoError(t, err)
 		assert.Contains(t, string(log), "Sandbox lost: retry 1 of 2", "%s: run_instance.log records the retry", id)
+		if at := logLineTime(t, filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"), "Sandbox lost: retry"); !at.IsZero() {
+			t.Logf("%s: loss detected and retry begun %s after the kubelet stopped", id, at.Sub(stopAt).Round(100*time.Millisecond))
+		}
 		assert.Equal(t, string(swebench.Outcome(want[id])), rep.Outcomes[id], "%s: graded after the retry", id)
 	}
 	// An instance alive on node2 at the stop and not retried had finished
@@ -339,7 +342,7 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 		if _, ok := rep.Retried[id]; ok {
 			continue
 		}
-		fin := evalFinished(t, filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"))
+		fin := logLineTime(t, filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"), "Eval script finished")
 		require.False(t, fin.IsZero(), "%s was on %s at the stop, not retried, and its log shows no finished eval", id, victim)
 		assert.True(t, fin.Before(stopAt), "%s: on %s at the stop and not retried, but its tests finished at %s, after the stop at %s",
 			id, victim, fin.Format("15:04:05.000"), stopAt.UTC().Format("15:04:05.000"))
@@ -367,15 +370,15 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 	}
 }
 
-// evalFinished returns the time of the "Eval script finished" line of a
-// run_instance.log (UTC), or zero.
-func evalFinished(t *testing.T, logPath string) time.Time {
+// logLineTime returns the time of the first line of a run_instance.log
+// whose message starts with prefix (UTC), or zero.
+func logLineTime(t *testing.T, logPath, prefix string) time.Time {
 	t.Helper()
 	b, err := os.ReadFile(logPath)
 	require.NoError(t, err)
 	for _, line := range strings.Split(string(b), "\n") {
 		ts, msg, ok := strings.Cut(line, " - ")
-		if !ok || !strings.HasPrefix(msg, "Eval script finished") {
+		if !ok || !strings.HasPrefix(msg, prefix) {
 			continue
 		}
 		at, err := time.Parse("2006-01-02 15:04:05,000", ts)
