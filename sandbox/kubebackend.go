@@ -293,7 +293,13 @@ func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []strin
 	if err != nil {
 		l, cerr = k.confirmLoss(cctx, id, err)
 	} else {
+		// The kubelet may record why it killed the pod (Evicted, a
+		// DisruptionTarget condition) a moment after the kill: look twice.
 		l, cerr = k.checkLost(cctx, id)
+		if cerr == nil && l == nil {
+			time.Sleep(lossPoll)
+			l, cerr = k.checkLost(cctx, id)
+		}
 	}
 	if cerr == nil && l != nil {
 		if lerr := k.lost(cctx, l); errors.As(lerr, &l) {
