@@ -294,11 +294,11 @@ func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []strin
 		l, cerr = k.confirmLoss(cctx, id, err)
 	} else {
 		// The kubelet may record why it killed the pod (Evicted, a
-		// DisruptionTarget condition) a moment after the kill: look twice.
+		// DisruptionTarget condition) only after the kill: a pod that runs
+		// no command now is explained as a failed stream is.
 		l, cerr = k.checkLost(cctx, id)
-		if cerr == nil && l == nil {
-			time.Sleep(lossPoll)
-			l, cerr = k.checkLost(cctx, id)
+		if cerr == nil && l == nil && !k.kubeletAnswers(cctx, id) {
+			l, cerr = k.confirmLoss(cctx, id, fmt.Errorf("the command ended by signal %d and the pod runs no command", code-128))
 		}
 	}
 	if cerr == nil && l != nil {

@@ -216,14 +216,21 @@ func nodeLoss(pod string, n *corev1.Node) *PodLostError {
 // lost the pod, nil when it has not, or an error when the API server did
 // not answer.
 func (k *kubeBackend) checkLost(ctx context.Context, name string) (*PodLostError, error) {
+	_, l, err := k.readLoss(ctx, name)
+	return l, err
+}
+
+// readLoss is checkLost that also returns the pod read (nil when gone).
+func (k *kubeBackend) readLoss(ctx context.Context, name string) (*corev1.Pod, *PodLostError, error) {
 	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return &PodLostError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}, nil
+		return nil, &PodLostError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}, nil
 	}
 	if err != nil {
-		return nil, k.apiErr("read pod", err)
+		return nil, nil, k.apiErr("read pod", err)
 	}
-	return k.podOrNodeLoss(ctx, p)
+	l, err := k.podOrNodeLoss(ctx, p)
+	return p, l, err
 }
 
 // podOrNodeLoss is checkLost for a pod already read.
@@ -265,7 +272,8 @@ func (k *kubeBackend) watchLoss(ctx context.Context, name string, onLost func(*P
 
 // confirmLoss explains an exec stream that failed while ctx was live: it
 // returns the *PodLostError when the pod was lost, or nil when the pod and
-// its kubelet are fine (the failure was the stream's own). The kubelet may
+// its kubelet are fine (the failure was the stream's own) or the pod
+// stopped for a reason of its own (its deadline, its main process). The kubelet may
 // have stopped while its node still shows Ready; then it waits, checking
 // every lossPoll, for the node to turn NotReady or the kubelet to answer a
 // probe command, for at most the node grace period plus nodeGraceSlack, and
@@ -273,12 +281,15 @@ func (k *kubeBackend) watchLoss(ctx context.Context, name string, onLost func(*P
 func (k *kubeBackend) confirmLoss(ctx context.Context, name string, streamErr error) (*PodLostError, error) {
 	deadline := time.Now().Add(k.nodeGraceOr() + nodeGraceSlack)
 	for {
-		l, err := k.checkLost(ctx, name)
+		p, l, err := k.readLoss(ctx, name)
 		if err != nil {
 			return nil, err
 		}
 		if l != nil {
 			return l, nil
+		}
+		if running, perr := podState(p); !running && perr != nil {
+			return nil, nil // stopped for a reason of its own: not lost
 		}
 		if k.kubeletAnswers(ctx, name) {
 			return nil, nil
