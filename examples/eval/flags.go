@@ -30,6 +30,7 @@ type runOptions struct {
 	RewriteReports   bool
 	RetryFailures    bool
 	Repeat           int
+	LostRetries      int
 	Namespace        string
 	InstanceImageTag string
 
@@ -76,6 +77,7 @@ func defaultRunOptions() runOptions {
 		Image:            swebench.DefaultImage,
 		Grading:          string(harness.V5),
 		Repeat:           1,
+		LostRetries:      swebench.DefaultLostRetries,
 		EnvImageTag:      harness.DefaultTag,
 		CacheLevel:       "env",
 		OpenFileLimit:    4096,
@@ -157,6 +159,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Kubeconfig) }},
 	{names: []string{"kube_namespace"}, arg: "NS", swebox: true, usage: "with --kubeconfig: the namespace the pods run in (it must exist)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.KubeNamespace) }},
+	{names: []string{"lost_retries"}, arg: "N", swebox: true, usage: "evaluate an instance again, from scratch on a new sandbox, up to N times when the cluster loses its sandbox (pod evicted or deleted, node lost); past them it is sandbox_lost, never a verdict; 0 for none",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.LostRetries) }},
 	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KeepWorkspaces) }},
 	{names: []string{"share_objects"}, arg: "", swebox: true, usage: "workspace mode: let checkouts borrow the repository's objects read-only instead of carrying the base commit's; faster, but the tests can read later commits, the fix included",
@@ -251,6 +255,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be a positive number of seconds, got %d", o.Timeout)
+	}
+	if o.LostRetries < 0 {
+		return usagef("--lost_retries must be 0 or more, got %d", o.LostRetries)
 	}
 	if o.Repeat < 1 {
 		return usagef("--repeat must be at least 1, got %d", o.Repeat)

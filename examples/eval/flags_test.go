@@ -252,3 +252,30 @@ func TestShardPredictions(t *testing.T) {
 		assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}, count, "N=%d", n)
 	}
 }
+
+// --lost_retries maps onto Config.LostRetries; 0 means none, which Config
+// spells as a negative number (its zero is the default).
+func TestLostRetriesFlag(t *testing.T) {
+	type testCase struct {
+		name string
+		args []string
+		want int
+		err  string
+	}
+	for _, tc := range []testCase{
+		{"default", nil, swebench.DefaultLostRetries, ""},
+		{"five", []string{"--lost_retries", "5"}, 5, ""},
+		{"none", []string{"--lost_retries", "0"}, -1, ""},
+		{"negative", []string{"--lost_retries", "-1"}, 0, "--lost_retries must be 0 or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseRunFlags(defaultRunOptions(), append(tc.args, "-p", "gold", "--run_id", "r"))
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, runConfig(o).LostRetries)
+		})
+	}
+}

@@ -257,6 +257,10 @@ func runConfig(o runOptions) swebench.Config {
 		ShareObjects:   o.ShareObjects,
 		Runtime:        o.Runtime,
 	}
+	cfg.LostRetries = o.LostRetries
+	if o.LostRetries == 0 {
+		cfg.LostRetries = -1 // Config's zero is the default; none is negative
+	}
 	if o.set["image"] {
 		cfg.Image = o.Image
 	}
