@@ -3,8 +3,6 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -23,17 +21,7 @@ import (
 // proof explicitly starts one.
 func TestEgressProbeRefusesUnenforcedNamespace(t *testing.T) {
 	cfg := testenv.Kubeconfig(t)
-	script := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
-	if script == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("SWEBOX_TEST_K8S_LOCAL is not set, but CI=true: eval $(scripts/k8s-local.sh env) sets it")
-		}
-		t.Skip("SWEBOX_TEST_K8S_LOCAL is not set: this test stops the enforcer of the project's own test cluster (scripts/k8s-local.sh)")
-	}
-	enforcer := func(action string) {
-		out, err := exec.Command(script, "enforcer", action).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	enforcer := func(action string) { testenv.RunK8sLocalT(t, "enforcer", action) }
 	cs := testenv.KubeClientset(t)
 	ns := fmt.Sprintf("swebox-unenforced-%d", time.Now().UnixNano()%1e9)
 	enforcer("stop")

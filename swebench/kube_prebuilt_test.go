@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -23,18 +22,14 @@ import (
 	"github.com/swebox/swebox/swebench/harness"
 )
 
-// k8sLocal runs the test cluster's script (SWEBOX_TEST_K8S_LOCAL, printed by
-// scripts/k8s-local.sh env), which copies images from Docker into the nodes.
+// k8sLocal returns a function that runs the test cluster's script, which
+// copies images from Docker into the nodes and removes them.
 func k8sLocal(t *testing.T) func(args ...string) {
 	t.Helper()
-	script := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
-	if script == "" {
-		cienv.Skip(t, "SWEBOX_TEST_K8S_LOCAL is not set: the images are copied into the nodes by the project's own test cluster script (eval $(scripts/k8s-local.sh env))")
-	}
+	testenv.K8sLocalScript(t)
 	return func(args ...string) {
 		t.Helper()
-		out, err := exec.Command(script, args...).CombinedOutput()
-		require.NoError(t, err, "%s %v: %s", script, args, out)
+		testenv.RunK8sLocalT(t, args...)
 	}
 }
 

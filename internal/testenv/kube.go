@@ -104,7 +104,7 @@ func K8sLocalScript(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
 	if p == "" {
-		cienv.Skip(t, "SWEBOX_TEST_K8S_LOCAL is not set: this test stops parts of the project's own test cluster (eval $(scripts/k8s-local.sh env))")
+		cienv.Skip(t, "SWEBOX_TEST_K8S_LOCAL is not set: this test drives the project's own test cluster through its script (eval $(scripts/k8s-local.sh env))")
 	}
 	return p
 }
