@@ -144,3 +144,28 @@ except OSError as e:
 		assert.Equal(t, "wrote 32 MiB\n", res.Stdout.String(), "the default size holds the same file")
 	})
 }
+
+// A setuid-root binary does not raise a pod's privileges: the image, built
+// with Docker and copied into every node of the test cluster, holds a
+// setuid copy of id(1). The control relaxes NewPrivileges and sees uid 0.
+func TestSetuidDoesNotEscalateInAPod(t *testing.T) {
+	kc := testenv.KubeClient(t)
+	testenv.K8sLocalScript(t)
+	dc := newClient(t)
+	ctx := context.Background()
+	ref := "swebox-test/setuid-pod:" + strings.ToLower(kc.Session()[len(kc.Session())-6:])
+	dockerfile := "FROM " + testImage() + "\nRUN cp /usr/bin/id /usr/local/bin/suid-id && chmod 4755 /usr/local/bin/suid-id\n"
+	_, err := dc.BuildImage(ctx, sandbox.BuildRequest{Context: tarOf(t, map[string]string{"Dockerfile": dockerfile}), Tags: []string{ref}, NetworkMode: "none"})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, dc.RemoveImage(context.Background(), ref)) })
+	testenv.RunK8sLocalT(t, "import", ref)
+	t.Cleanup(func() { testenv.RunK8sLocalT(t, "unimport", ref) })
+
+	sb := createT(t, kc, sandbox.Spec{Image: ref, Policy: sandbox.AllowAll()})
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"/usr/local/bin/suid-id", "-u"}})
+	assert.Equal(t, "1000\n", res.Stdout.String(), "allowPrivilegeEscalation: false keeps the euid")
+
+	loose := createT(t, kc, sandbox.Spec{Image: ref, Relax: sandbox.Relax{NewPrivileges: true}, Policy: sandbox.AllowAll()})
+	res = execT(t, loose, sandbox.ExecRequest{Cmd: []string{"/usr/local/bin/suid-id", "-u"}})
+	assert.Equal(t, "0\n", res.Stdout.String(), "the probe must see setuid work when allowed")
+}
