@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
 // TestExecAgentWhereReachable: a sandbox gets an agent only where one can
@@ -29,7 +31,7 @@ func TestExecAgentWhereReachable(t *testing.T) {
 		{name: "remote engine over TCP", opts: []Option{WithHost("tcp://10.0.0.5:2376"), WithExecAgent(true)}, spec: spec},
 		{name: "gVisor", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(true)}, spec: gvisor},
 		{name: "turned off", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(false)}, spec: spec},
-		{name: "off by default", opts: []Option{WithHost("unix:///var/run/docker.sock")}, spec: spec},
+		{name: "on by default", opts: []Option{WithHost("unix:///var/run/docker.sock")}, spec: spec, wantAgent: runtime.GOOS == "linux"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := New(append(tc.opts, WithSession("unit-"+randomID(4)))...)
@@ -48,6 +50,7 @@ func TestExecAgentWhereReachable(t *testing.T) {
 			require.Len(t, got.Mounts, 2)
 			assert.Equal(t, Mount{Type: "bind", Source: c.agent.host.bin, Target: agentBinTarget, ReadOnly: true}, got.Mounts[0])
 			assert.Equal(t, Mount{Type: "bind", Source: a.dir, Target: agentSockTarget}, got.Mounts[1])
+			assert.Equal(t, tc.spec.Limits.PidsLimit+execagent.PidsAllowance, got.Limits.PidsLimit, "the agent's tasks are added to the process limit")
 			fi, err := os.Stat(a.dir)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())

@@ -67,11 +67,14 @@ func Shim() int {
 		if f.typ != frameShimCommand || len(f.fds) != 3 || json.Unmarshal(f.payload, &cmd) != nil || len(cmd.Argv) == 0 {
 			return 2
 		}
-		pid, startErr := startCommand(cmd, f.fds, home, homePath)
+		pid, startErr, forkErr := startCommand(cmd, f.fds, home, homePath)
 		for _, fd := range f.fds {
 			_ = syscall.Close(fd) // the command holds them now
 		}
-		if startErr != "" {
+		switch {
+		case forkErr != nil:
+			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: -1, Error: "start the command's first process: " + forkErr.Error()})
+		case startErr != "":
 			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: 126, StartError: startErr})
 		}
 		var usage shimUsage
@@ -165,10 +168,12 @@ func readShimFrame(ctrl *os.File) (typ byte, payload []byte, fds []int, err erro
 }
 
 // startCommand starts cmd in a process group of its own with the given
-// stdio; it returns the pid, or why it could not start, worded like the
-// engine's message. home and homePath are the shim's own directory and
-// PATH, which a command without its own gets.
-func startCommand(cmd shimCommand, stdio []int, home, homePath string) (int, string) {
+// stdio; it returns the pid, or why it could not start: startErr when the
+// command cannot run (worded like the engine's message), forkErr when no
+// process could be made for it (the sandbox's process limit, memory). home
+// and homePath are the shim's own directory and PATH, which a command
+// without its own gets.
+func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid int, startErr string, forkErr error) {
 	// The command's PATH, not the shim's, finds its program.
 	path := homePath
 	for _, kv := range cmd.Env {
@@ -182,19 +187,22 @@ func startCommand(cmd shimCommand, stdio []int, home, homePath string) (int, str
 		dir = home
 	}
 	if err := os.Chdir(dir); err != nil {
-		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error()
+		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error(), nil
 	}
 	prog, err := exec.LookPath(cmd.Argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
-		return 0, err.Error() // exec: "name": executable file not found in $PATH
+		return 0, err.Error(), nil // exec: "name": executable file not found in $PATH
 	}
-	pid, err := syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
+	pid, err = syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
 		Env:   cmd.Env,
 		Files: []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
-	if err != nil {
-		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error()
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
+		return 0, "", err
 	}
-	return pid, ""
+	if err != nil {
+		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error(), nil
+	}
+	return pid, "", nil
 }
