@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/sandbox"
-	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
 // agentSandbox creates a sandbox that must have an exec agent.
@@ -313,15 +312,7 @@ func TestProcessLimitIsTheSameOverBothTransports(t *testing.T) {
 			got[t.Name()+strconv.Itoa(round)] = count
 			// The sandbox's init, its main process, the idle sleep (or
 			// the agent in its place) and python take four of the limit.
-			want := limit - 4
-			if sb.UsesExecAgent() {
-				// Never fewer; at most the threads the agent's runtime
-				// did not start more.
-				assert.GreaterOrEqual(t, count, want, "round %d: processes a command may make", round)
-				assert.LessOrEqual(t, count, want+execagent.PidsSlack, "round %d: processes a command may make", round)
-				continue
-			}
-			assert.Equal(t, want, count, "round %d: processes a command may make", round)
+			assert.Equal(t, limit-4, count, "round %d: processes a command may make", round)
 		}
 		after := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "after"}})
 		assert.Equal(t, "after\n", after.Stdout.String())

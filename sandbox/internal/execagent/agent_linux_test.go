@@ -238,3 +238,17 @@ func TestAgentReusesShimsOnlyWhenNothingIsLeft(t *testing.T) {
 	require.True(t, res.TimedOut)
 	assert.NoError(t, syscall.Kill(bgPid, 0), "the earlier command's background process lives")
 }
+
+// TestAgentThreadsAreWhatTheAllowanceCounts: the agent and a command's
+// shim have the threads that PidsAllowance adds to a sandbox's process
+// limit, before and after commands.
+func TestAgentThreadsAreWhatTheAllowanceCounts(t *testing.T) {
+	sock := startAgent(t)
+	script := `shim=$PPID; agent=$(awk '/^PPid:/ {print $2}' /proc/$shim/status); ` +
+		`awk '/^Threads:/ {print $2}' /proc/$agent/status /proc/$shim/status`
+	for round := range 3 {
+		res, o := run(t, context.Background(), sock, execagent.StartRequest{Version: execagent.Version, Argv: []string{"sh", "-c", "sleep 0.2; " + script}}, "")
+		require.Equal(t, 0, res.ExitCode, o.stderr.String())
+		assert.Equal(t, fmt.Sprintf("%d\n%d\n", execagent.AgentTasks, execagent.ShimTasks), o.stdout.String(), "round %d: threads of the agent, then of the shim", round)
+	}
+}

@@ -156,14 +156,10 @@ const (
 	// ones, the one that runs it, the runtime's monitor and its template
 	// thread.
 	AgentTasks = PrewarmedThreads + 3
-	// ShimTasks is the most threads a command's shim has while the command
-	// runs. The Go runtime starts five to seven, as its scheduler needs
-	// them, so a command through the agent may get up to PidsSlack more
-	// processes than through the engine's exec, never fewer.
-	ShimTasks = 7
-	// PidsSlack is the most tasks of the allowance the agent and a shim
-	// may leave unused.
-	PidsSlack = 2
+	// ShimTasks is a command's shim's threads: the one that runs it, the
+	// runtime's monitor and template thread, and one prewarmed (see
+	// [Shim]).
+	ShimTasks = 4
 	// PidsAllowance is what a sandbox with the agent needs beyond one
 	// without: the agent replaces the idle sleep of the sandbox's main
 	// process, and a command has a shim that the engine's exec does not
