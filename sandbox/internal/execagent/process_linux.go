@@ -48,8 +48,10 @@ type shimCommand struct {
 	Dir  string   `json:"dir,omitempty"`
 }
 
-// maxIdleShims bounds the shims kept for reuse.
-const maxIdleShims = 8
+// maxIdleShims bounds the shims kept for reuse. An idle shim holds its
+// threads against the sandbox's process limit, whose allowance counts one
+// shim (PidsAllowance), so one is kept.
+const maxIdleShims = 1
 
 // spawnShim starts the agent binary as a shim in a process group of its
 // own; it waits on its control socket for commands.
@@ -71,7 +73,7 @@ func (s *Server) spawnShim() (*shimProc, error) {
 	defer null.Close()
 	// The shim's own runtime needs one thread and no collector; its
 	// environment is never passed on, commands get theirs explicitly.
-	env := append(os.Environ(), "GOMAXPROCS=1", "GOGC=off")
+	env := mergeEnv(os.Environ(), []string{"GOMAXPROCS=1", "GOGC=off"})
 	pid, err := syscall.ForkExec(s.Self, []string{"swebox-shim", ShimArg}, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), child.Fd()},

@@ -148,18 +148,19 @@ func ReadFrame(r io.Reader, buf []byte) (typ byte, payload []byte, err error) {
 // PidsAllowance, so that a command run through the agent can make as many
 // processes as one run through the engine's exec.
 const (
-	// PrewarmedThreads is how many OS threads the agent starts before it
-	// listens and keeps idle, so that it needs no new one while a command
-	// holds every process slot.
-	PrewarmedThreads = 4
-	// AgentTasks is the agent's threads once it listens: the prewarmed
-	// ones, the one that runs it, the runtime's monitor and its template
-	// thread.
-	AgentTasks = PrewarmedThreads + 3
-	// ShimTasks is a command's shim's threads: the one that runs it, the
-	// runtime's monitor and template thread, and one prewarmed (see
-	// [Shim]).
-	ShimTasks = 4
+	// AgentTasks is the agent's threads once it listens: it runs with
+	// GOMAXPROCS=1 and makes them before (HoldThreads), and keeps them
+	// idle, so that it needs no new one while a command holds every
+	// process slot.
+	AgentTasks = 8
+	// ShimTasks is a command's shim's threads, made before it takes a
+	// command (see [Shim]).
+	//
+	// The Go runtime starts threads of its own accord as scheduling goes;
+	// HoldThreads tops them up to these counts, which are above what it
+	// starts nearly always. When it starts one more, the command has one
+	// process fewer than through the engine's exec.
+	ShimTasks = 6
 	// PidsAllowance is what a sandbox with the agent needs beyond one
 	// without: the agent replaces the idle sleep of the sandbox's main
 	// process, and a command has a shim that the engine's exec does not

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -336,4 +337,38 @@ func PrewarmThreads(n int) {
 	locked.Wait()
 	close(release)
 	done.Wait()
+}
+
+// HoldThreads makes the Go runtime hold n OS threads in all (see
+// PrewarmThreads): it prewarms more threads until the process has n. The
+// runtime may have started some on its own already, as scheduling went;
+// topping up to n makes the count the same every time.
+func HoldThreads(n int) {
+	for k := 1; k <= n; k++ {
+		have, err := threads()
+		if err != nil {
+			// Without /proc, prewarm what the runtime does not start
+			// itself: the monitor, the template thread and the main one.
+			PrewarmThreads(n - 3)
+			return
+		}
+		if have >= n {
+			return
+		}
+		PrewarmThreads(k)
+	}
+}
+
+// threads returns how many threads the process has.
+func threads() (int, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, errors.New("no Threads line in /proc/self/status")
 }

@@ -28,7 +28,8 @@ const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
 // The shim is one goroutine in blocking system calls, with no signal
 // handler and no poller, and it makes its threads before it takes a
 // command: its runtime then has ShimTasks threads and needs no other while
-// a command holds every process slot of the sandbox.
+// a command holds every process slot of the sandbox (a blocking call hands
+// the scheduler to an idle thread).
 func Shim() int {
 	syscall.CloseOnExec(3)
 	// The agent made the socket non-blocking; the shim's end blocks, so
@@ -40,9 +41,7 @@ func Shim() int {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		return 1
 	}
-	// A goroutine in a blocking call has its thread taken off the
-	// scheduler, which hands the scheduler to an idle thread: make it now.
-	PrewarmThreads(1)
+	HoldThreads(ShimTasks)
 	home, _ := os.Getwd()
 	homePath := os.Getenv("PATH")
 

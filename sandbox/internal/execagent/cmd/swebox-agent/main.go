@@ -44,7 +44,7 @@ func serve(socket string) error {
 	// and commands must see the same environment through either.
 	_ = os.Unsetenv("PWD")
 	// The threads exist before the host can send a command.
-	execagent.PrewarmThreads(execagent.PrewarmedThreads)
+	execagent.HoldThreads(execagent.AgentTasks)
 	_ = os.Remove(socket)
 	ln, err := net.Listen("unix", socket)
 	if err != nil {
