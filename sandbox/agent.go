@@ -49,12 +49,13 @@ const (
 
 // agentKeepalive is the main process of a sandbox with an agent: it marks
 // the socket directory (so that the host knows it is shared), starts the
-// agent in the background, writes the agent's exit status next to the
-// socket if it ends (so that the host stops waiting for it), and idles like
-// keepalive.
+// agent in the background and waits for it, writes the agent's exit status
+// next to the socket if it ends (so that the host stops waiting for it),
+// and then idles like keepalive. While the agent runs, it takes the place
+// of keepalive's sleep.
 var agentKeepalive = []string{"/bin/sh", "-c",
 	`trap 'exit 0' TERM INT; : > "$1/` + agentStartName + `"; ` +
-		`{ "$0" serve "$1/` + agentSockName + `"; echo $? > "$1/` + agentExitName + `"; } & ` +
+		`"$0" serve "$1/` + agentSockName + `" & wait $!; echo $? > "$1/` + agentExitName + `"; ` +
 		`while :; do sleep 3600 & wait $!; done`,
 	agentBinTarget, agentSockTarget}
 
@@ -263,7 +264,7 @@ type agentState struct {
 // none), and the spec and main command to create it with.
 func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
 	st := &c.agent
-	if st.off || !strings.HasPrefix(c.Host(), "unix://") || (spec.Runtime != "" && spec.Runtime != "runc") {
+	if _, docker := c.b.(*dockerBackend); !docker || st.off || !strings.HasPrefix(c.Host(), "unix://") || (spec.Runtime != "" && spec.Runtime != "runc") {
 		return nil, spec, keepalive
 	}
 	st.once.Do(func() { st.host, st.err = newAgentHost(runtime.GOARCH) })
@@ -281,6 +282,10 @@ func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
 		return nil, spec, keepalive
 	}
 	spec.Mounts = append(append([]Mount(nil), spec.Mounts...), a.mounts(st.host.bin)...)
+	// The agent's threads and a command's shim count against the process
+	// limit; the allowance leaves the command the processes it would have
+	// through the engine's exec.
+	spec.Limits.PidsLimit += execagent.PidsAllowance
 	spec.Labels = mergeLabels(spec.Labels, map[string]string{labelAgentDir: filepath.Base(a.dir)})
 	return a, spec, agentKeepalive
 }
@@ -351,6 +356,16 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		unusable, kerr := s.markUnusable(fmt.Errorf("the exec agent failed while %q ran: %w", req.Cmd[0], err))
 		return ExecResult{}, errors.Join(unusable, kerr), true
 	}
+	if r.Error != "" {
+		// The agent could not start the command, or lost it: there is no
+		// result to report.
+		err := fmt.Errorf("exec %q through the exec agent: %s", req.Cmd[0], r.Error)
+		if r.KillError != "" {
+			unusable, kerr := s.markUnusable(err)
+			return ExecResult{}, errors.Join(unusable, kerr), true
+		}
+		return ExecResult{}, err, true
+	}
 	res.Usage = agentResult(r, &res, func(msg string) { _, _ = stdout.Write([]byte(msg)) })
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 	if r.TimedOut && ctx.Err() != nil {
@@ -359,8 +374,8 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 	if r.KillError != "" {
 		// As on the engine's path, the result stands and the sandbox
 		// refuses further commands.
-		_, kerr := s.markUnusable(fmt.Errorf("the exec agent could not kill %q: %s", req.Cmd[0], r.KillError))
-		err = errors.Join(err, kerr)
+		unusable, kerr := s.markUnusable(fmt.Errorf("the exec agent could not kill %q: %s", req.Cmd[0], r.KillError))
+		err = errors.Join(err, unusable, kerr)
 	}
 	return res, err, true
 }

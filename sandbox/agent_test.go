@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
 // agentSandbox creates a sandbox that must have an exec agent.
@@ -267,4 +269,117 @@ func TestPruneRemovesAgentDirectoriesWithTheirSandboxes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = os.Stat(keepDir)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// forkToTheLimitPy forks children that wait until a fork is refused, then
+// prints how many it made and why the next one was refused, and the
+// threads of its parent and grandparent (the agent's shim and the agent,
+// or the engine's exec's processes). Then it ends the children.
+const forkToTheLimitPy = `
+import os, signal, sys
+def status(pid):
+    return dict(l.split(":", 1) for l in open("/proc/%d/status" % pid).read().splitlines() if ":" in l)
+kids = []
+while True:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print(len(kids), e.strerror)
+        if os.getppid() == 0:  # the engine's exec: started from outside
+            print(0, 0)
+        else:
+            parent = status(os.getppid())
+            grandparent = status(int(parent["PPid"]))
+            print(grandparent["Threads"].strip(), parent["Threads"].strip())
+        break
+    if pid == 0:
+        signal.pause()
+        os._exit(0)
+    kids.append(pid)
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+for k in kids:
+    os.waitpid(k, 0)
+`
+
+// TestProcessLimitIsTheSameOverBothTransports: a command that forks until
+// the sandbox's process limit refuses gets as many processes through the
+// agent as through the engine's exec, sees the same refusal, and the
+// sandbox works afterwards: the agent's threads and the command's shim's
+// are added to the limit the caller set. The Go runtime may start a
+// thread more than the agent or shim make on purpose (AgentTasks,
+// ShimTasks); the command then has that many fewer, which the test counts.
+func TestProcessLimitIsTheSameOverBothTransports(t *testing.T) {
+	const limit = 24
+	forEachTransport(t, func(t *testing.T, c *sandbox.Client) {
+		sb := createT(t, c, sandbox.Spec{Limits: sandbox.Limits{PidsLimit: limit}, Policy: sandbox.AllowAll()})
+		for round := range 3 {
+			res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", forkToTheLimitPy}, Timeout: 2 * time.Minute})
+			require.Equal(t, 0, res.ExitCode, "round %d: %s", round, res.Stderr.String())
+			lines := strings.Split(strings.TrimSpace(res.Stdout.String()), "\n")
+			require.Len(t, lines, 2, "round %d: output %q", round, res.Stdout.String())
+			n, reason, _ := strings.Cut(lines[0], " ")
+			count, err := strconv.Atoi(n)
+			require.NoError(t, err, "round %d: output %q", round, res.Stdout.String())
+			assert.Equal(t, "Resource temporarily unavailable", reason, "round %d", round)
+			t.Logf("round %d: %d processes before the limit refused; threads of the command's grandparent and parent: %s", round, count, lines[1])
+			// The sandbox's init, its main process, the idle sleep (or
+			// the agent in its place) and python take four of the limit.
+			want := limit - 4
+			if sb.UsesExecAgent() {
+				var agentThreads, shimThreads int
+				_, err := fmt.Sscanf(lines[1], "%d %d", &agentThreads, &shimThreads)
+				require.NoError(t, err)
+				assert.GreaterOrEqual(t, agentThreads, execagent.AgentTasks, "round %d: the agent makes its threads before it listens", round)
+				assert.GreaterOrEqual(t, shimThreads, execagent.ShimTasks, "round %d: the shim makes its threads before the command", round)
+				want -= agentThreads - execagent.AgentTasks + shimThreads - execagent.ShimTasks
+			}
+			assert.Equal(t, want, count, "round %d: processes a command may make", round)
+		}
+		after := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "after"}})
+		assert.Equal(t, "after\n", after.Stdout.String())
+	})
+}
+
+// TestExecAgentFailureIsAnError: when the agent cannot learn how a
+// command ended (here the command kills its shim, so the command's status
+// is lost), Exec returns an error, never a made-up exit code.
+func TestExecAgentFailureIsAnError(t *testing.T) {
+	c := newClient(t)
+	sb := agentSandbox(t, c)
+	res, err := sb.Shell(context.Background(), "kill -9 $PPID; sleep 1", sandbox.ExecRequest{Timeout: time.Minute})
+	require.Error(t, err, "result %+v", res)
+	assert.ErrorIs(t, err, sandbox.ErrUnusable)
+	assert.Contains(t, err.Error(), "shim is gone")
+	assert.Contains(t, err.Error(), "signal killed")
+}
+
+// TestExecAgentCannotStartIsAnError: a command the agent cannot start
+// because the sandbox's process slots are all taken (by processes an
+// earlier command left behind) is an error that says so.
+func TestExecAgentCannotStartIsAnError(t *testing.T) {
+	c := newClient(t)
+	sb := createT(t, c, sandbox.Spec{Limits: sandbox.Limits{PidsLimit: 16}, Policy: sandbox.AllowAll()})
+	require.True(t, sb.UsesExecAgent())
+	// A process that outlives the command takes every slot that frees.
+	leave := `
+import os, signal, sys, time
+if os.fork() != 0:
+    sys.exit(0)
+os.setsid()
+os.close(1); os.close(2)
+while True:
+    try:
+        if os.fork() == 0:
+            signal.pause()
+    except OSError:
+        time.sleep(0.001)
+`
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", leave}, Timeout: time.Minute})
+	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
+	time.Sleep(time.Second) // the slots the command's shim freed are taken
+	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"echo", "hi"}})
+	require.Error(t, err, "result %+v", res)
+	assert.Contains(t, err.Error(), "resource temporarily unavailable")
+	assert.Contains(t, err.Error(), `exec "echo" through the exec agent`)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
 // TestExecAgentWhereReachable: a sandbox gets an agent only where one can
@@ -22,6 +24,16 @@ func TestExecAgentWhereReachable(t *testing.T) {
 		wantAgent bool
 	}
 	spec := Spec{Image: "img"}.withDefaults()
+	// A cluster that New does not contact: a pod cannot mount the
+	// client's files, so no agent.
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: ns}}]
+current-context: x
+`), 0o600))
 	gvisor := spec
 	gvisor.Runtime = "runsc"
 	for _, tc := range []testCase{
@@ -29,7 +41,8 @@ func TestExecAgentWhereReachable(t *testing.T) {
 		{name: "remote engine over TCP", opts: []Option{WithHost("tcp://10.0.0.5:2376"), WithExecAgent(true)}, spec: spec},
 		{name: "gVisor", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(true)}, spec: gvisor},
 		{name: "turned off", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(false)}, spec: spec},
-		{name: "off by default", opts: []Option{WithHost("unix:///var/run/docker.sock")}, spec: spec},
+		{name: "Kubernetes", opts: []Option{WithKubernetes(kubeconfig, "ns")}, spec: spec},
+		{name: "on by default", opts: []Option{WithHost("unix:///var/run/docker.sock")}, spec: spec, wantAgent: runtime.GOOS == "linux"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := New(append(tc.opts, WithSession("unit-"+randomID(4)))...)
@@ -48,6 +61,7 @@ func TestExecAgentWhereReachable(t *testing.T) {
 			require.Len(t, got.Mounts, 2)
 			assert.Equal(t, Mount{Type: "bind", Source: c.agent.host.bin, Target: agentBinTarget, ReadOnly: true}, got.Mounts[0])
 			assert.Equal(t, Mount{Type: "bind", Source: a.dir, Target: agentSockTarget}, got.Mounts[1])
+			assert.Equal(t, tc.spec.Limits.PidsLimit+execagent.PidsAllowance, got.Limits.PidsLimit, "the agent's tasks are added to the process limit")
 			fi, err := os.Stat(a.dir)
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())

@@ -31,7 +31,7 @@ type config struct {
 	kube    kubeConfig
 	log     *slog.Logger
 	session string
-	agent   bool // WithExecAgent
+	noAgent bool // WithExecAgent(false)
 	pool    *PoolOptions
 }
 
@@ -96,16 +96,17 @@ func WithSession(id string) Option {
 }
 
 // WithExecAgent turns the in-sandbox exec agent on or off. With it, a
-// sandbox on a local engine runs an agent (a small static binary mounted
-// read-only) that Exec talks to over a Unix socket in a private per-sandbox
-// directory, many times faster than the engine's exec; where it cannot run
-// or be reached (a remote engine, gVisor, a command as another user), Exec
-// uses the engine's exec with the same results. Default: off; the engine's
-// exec, which every release so far has used, stays the default until the
-// agent has run the whole test suite as the default transport.
+// sandbox on a local Docker engine runs an agent (a small static binary
+// mounted read-only) that Exec talks to over a Unix socket in a private
+// per-sandbox directory, many times faster than the engine's exec; where it
+// cannot run or be reached (a remote engine, Kubernetes, gVisor, an image it
+// cannot run in, a command as another user), Exec uses the engine's exec
+// with the same results. The agent's threads and each running command's
+// shim count against Limits.PidsLimit; the sandbox's limit is raised by
+// that much (see SECURITY.md). Default: on.
 func WithExecAgent(on bool) Option {
 	return func(c *config) error {
-		c.agent = on
+		c.noAgent = !on
 		return nil
 	}
 }
@@ -141,7 +142,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	c := &Client{b: b, log: cfg.log, session: cfg.session, agent: agentState{off: !cfg.agent}}
+	c := &Client{b: b, log: cfg.log, session: cfg.session, agent: agentState{off: cfg.noAgent}}
 	if cfg.pool != nil {
 		c.pool = newPool(c, *cfg.pool)
 	}

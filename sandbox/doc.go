@@ -34,7 +34,7 @@
 // detection, the path checks of copies, and teardown. [New] picks the
 // backend: the Docker engine unless an option selects another.
 //
-// With [WithExecAgent] (off by default for now), on a local engine, commands
+// On a local Docker engine (unless [WithExecAgent] turns it off), commands
 // do not go through the engine at all: every sandbox runs an exec agent (a small static Linux binary embedded in the
 // package, mounted read-only) reached over a Unix
 // socket in a private per-sandbox host directory. A warm exec then takes
@@ -43,8 +43,9 @@
 // sandbox's user, adds no capability and holds no secret; each command gets
 // a process group of its own under a subreaper shim, so a timeout kills
 // exactly the command's process tree without looking for markers. Where the
-// agent cannot run or be reached (a remote engine, gVisor, a command as
-// another user, an agent a command killed), Exec falls back to the engine's
+// agent cannot run or be reached (a remote engine, Kubernetes, gVisor, an
+// image it cannot run in, a command as another user, an agent a command
+// killed), Exec falls back to the engine's
 // exec with the same results. [WithPool] keeps sandboxes started ahead of
 // need, so that Create and a one-shot Run skip the engine's create and
 // start; each pooled sandbox serves exactly one caller.

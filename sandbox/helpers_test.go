@@ -17,13 +17,14 @@ func testImage() string { return testenv.Image() }
 // newClient returns a client on the local engine with a session of its own,
 // pruned when the test ends; the test skips when no engine answers or the
 // test image is missing.
-// The package's tests run with the exec agent on unless they turn it off.
+// The package's tests run with the exec agent, the default, unless they
+// turn it off.
 func newClient(t testing.TB, opts ...sandbox.Option) *sandbox.Client {
-	return testenv.Client(t, append([]sandbox.Option{sandbox.WithExecAgent(true)}, opts...)...)
+	return testenv.Client(t, opts...)
 }
 
 // transports are the ways Exec reaches a sandbox: the in-sandbox agent (on a
-// local engine, with WithExecAgent) and the engine's exec. Tests of Exec's results
+// local engine, by default) and the engine's exec (WithExecAgent(false)). Tests of Exec's results
 // run over both, which must agree.
 var transports = []struct {
 	name  string

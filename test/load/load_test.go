@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -76,6 +77,7 @@ func TestLoadSandboxes(t *testing.T) {
 
 	start := time.Now()
 	var g errgroup.Group
+	var viaAgent atomic.Int64
 	for i := range n {
 		g.Go(func() error {
 			spec := sandbox.Spec{Image: testenv.Image(), Limits: sandbox.Limits{Memory: 64 << 20, NanoCPUs: 2e8, PidsLimit: 32}}
@@ -84,6 +86,9 @@ func TestLoadSandboxes(t *testing.T) {
 				return fmt.Errorf("sandbox %d: %w", i, err)
 			}
 			res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"echo", strconv.Itoa(i)}, Timeout: 2 * time.Minute})
+			if sb.UsesExecAgent() {
+				viaAgent.Add(1)
+			}
 			rerr := sb.Remove(context.Background())
 			if err != nil {
 				return fmt.Errorf("sandbox %d: %w", i, err)
@@ -98,7 +103,10 @@ func TestLoadSandboxes(t *testing.T) {
 		})
 	}
 	require.NoError(t, g.Wait())
-	t.Logf("%d sandboxes created, used and removed at once in %s", n, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d sandboxes created, used and removed at once in %s; %d commands went through the exec agent", n, time.Since(start).Round(time.Millisecond), viaAgent.Load())
+	// The exec agent is the default transport on a local engine; a
+	// sandbox whose agent did not answer in time uses the engine's exec.
+	assert.Positive(t, viaAgent.Load(), "commands through the exec agent")
 	assert.Equal(t, testenv.Leftovers{}, testenv.CountLeftovers(t, probe, probe.Session()))
 	require.NoError(t, c.Close())
 	base.assertNoLeaks(t)

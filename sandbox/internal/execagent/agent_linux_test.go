@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -237,4 +238,46 @@ func TestAgentReusesShimsOnlyWhenNothingIsLeft(t *testing.T) {
 	res, _ = run(t, context.Background(), sock, execagent.StartRequest{Argv: []string{"sleep", "900"}, TimeoutNS: int64(200 * time.Millisecond)}, "")
 	require.True(t, res.TimedOut)
 	assert.NoError(t, syscall.Kill(bgPid, 0), "the earlier command's background process lives")
+}
+
+// TestAgentThreadsAreWhatTheAllowanceCounts: the agent and a command's
+// shim have made the threads that PidsAllowance adds to a sandbox's
+// process limit, and after commands at the same time one shim is left.
+func TestAgentThreadsAreWhatTheAllowanceCounts(t *testing.T) {
+	sock := startAgent(t)
+	script := `shim=$PPID; agent=$(awk '/^PPid:/ {print $2}' /proc/$shim/status); ` +
+		`awk '/^Threads:/ {print $2}' /proc/$agent/status /proc/$shim/status`
+	for round := range 3 {
+		res, o := run(t, context.Background(), sock, execagent.StartRequest{Version: execagent.Version, Argv: []string{"sh", "-c", "sleep 0.2; " + script}}, "")
+		require.Equal(t, 0, res.ExitCode, o.stderr.String())
+		var agent, shim int
+		_, err := fmt.Sscanf(o.stdout.String(), "%d\n%d\n", &agent, &shim)
+		require.NoError(t, err, "round %d: output %q", round, o.stdout.String())
+		// The runtime may start one more of its own accord, which the
+		// sandbox's process limit then pays (see PidsAllowance).
+		assert.GreaterOrEqual(t, agent, execagent.AgentTasks, "round %d: threads of the agent", round)
+		assert.GreaterOrEqual(t, shim, execagent.ShimTasks, "round %d: threads of the shim", round)
+		t.Logf("round %d: the agent has %d threads, the shim %d", round, agent, shim)
+	}
+	// Commands at the same time have a shim each; once they are done, one
+	// shim is kept, the one the next command gets.
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := net.Dial("unix", sock)
+			if !assert.NoError(t, err) {
+				return
+			}
+			res, err := execagent.Run(context.Background(), conn, execagent.Call{Req: execagent.StartRequest{Version: execagent.Version, Argv: []string{"sleep", "0.3"}}})
+			assert.NoError(t, err)
+			assert.Equal(t, 0, res.ExitCode)
+		}()
+	}
+	wg.Wait()
+	res, o := run(t, context.Background(), sock, execagent.StartRequest{Version: execagent.Version, Argv: []string{"sh", "-c",
+		`agent=$(awk '/^PPid:/ {print $2}' /proc/$PPID/status); grep -l "^PPid:[[:space:]]*$agent\$" /proc/[0-9]*/status | wc -l`}}, "")
+	require.Equal(t, 0, res.ExitCode, o.stderr.String())
+	assert.Equal(t, "1", strings.TrimSpace(o.stdout.String()), "shims of the agent after concurrent commands, the running one included")
 }

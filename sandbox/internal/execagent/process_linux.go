@@ -48,8 +48,10 @@ type shimCommand struct {
 	Dir  string   `json:"dir,omitempty"`
 }
 
-// maxIdleShims bounds the shims kept for reuse.
-const maxIdleShims = 8
+// maxIdleShims bounds the shims kept for reuse. An idle shim holds its
+// threads against the sandbox's process limit, whose allowance counts one
+// shim (PidsAllowance), so one is kept.
+const maxIdleShims = 1
 
 // spawnShim starts the agent binary as a shim in a process group of its
 // own; it waits on its control socket for commands.
@@ -71,7 +73,7 @@ func (s *Server) spawnShim() (*shimProc, error) {
 	defer null.Close()
 	// The shim's own runtime needs one thread and no collector; its
 	// environment is never passed on, commands get theirs explicitly.
-	env := append(os.Environ(), "GOMAXPROCS=1", "GOGC=off")
+	env := mergeEnv(os.Environ(), []string{"GOMAXPROCS=1", "GOGC=off"})
 	pid, err := syscall.ForkExec(s.Self, []string{"swebox-shim", ShimArg}, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), child.Fd()},
@@ -79,7 +81,7 @@ func (s *Server) spawnShim() (*shimProc, error) {
 	})
 	if err != nil {
 		_ = ctrl.Close()
-		return nil, fmt.Errorf("start shim: %w", err)
+		return nil, err
 	}
 	p := &shimProc{pid: pid, ctrl: ctrl, events: make(chan shimEvent, 2)}
 	go p.readCtrl()
@@ -159,6 +161,32 @@ func (p *shimProc) retire() {
 	}
 }
 
+// startError: the command itself cannot start (as opposed to the agent
+// failing to run it); msg is worded like the engine's message.
+type startError struct{ msg string }
+
+func (e *startError) Error() string { return e.msg }
+
+// exitStatus describes how a shim that is gone ended, "" when it has not
+// ended within a moment; it reaps the shim.
+func (p *shimProc) exitStatus() string {
+	for delay := 100 * time.Microsecond; delay < 200*time.Millisecond; delay *= 2 {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err != nil:
+			return ""
+		case pid != p.pid:
+			time.Sleep(delay)
+		case ws.Signaled():
+			return "shim killed by signal " + ws.Signal().String()
+		default:
+			return fmt.Sprintf("shim exited with status %d", ws.ExitStatus())
+		}
+	}
+	return ""
+}
+
 // startCommand hands req's command to a shim, with pipes for its streams.
 func (s *Server) startCommand(req StartRequest) (*shimProc, *cmdIO, error) {
 	if req.Dir != "" {
@@ -170,7 +198,7 @@ func (s *Server) startCommand(req StartRequest) (*shimProc, *cmdIO, error) {
 			if errors.As(err, &pe) {
 				errno = pe.Err
 			}
-			return nil, nil, fmt.Errorf("chdir to cwd (%q) set in config.json failed: %w", req.Dir, errno)
+			return nil, nil, &startError{fmt.Sprintf("chdir to cwd (%q) set in config.json failed: %v", req.Dir, errno)}
 		}
 	}
 	payload, err := json.Marshal(shimCommand{Argv: req.Argv, Env: mergeEnv(os.Environ(), req.Env), Dir: req.Dir})
@@ -227,7 +255,7 @@ func (s *Server) startCommand(req StartRequest) (*shimProc, *cmdIO, error) {
 	for attempt := 0; ; attempt++ {
 		p, err := s.takeShim()
 		if err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("start the command's shim: %w", err))
 		}
 		c.start = time.Now()
 		err = sendWithRights(p.ctrl, frame, rights)

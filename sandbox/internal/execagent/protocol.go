@@ -74,6 +74,11 @@ type Result struct {
 	OOMKilled bool `json:"oom_killed,omitempty"`
 	// StartError says why the command could not be started.
 	StartError string `json:"start_error,omitempty"`
+	// Error says why the agent could not start the command or could not
+	// learn how it ended (no process slot for the command's shim, the shim
+	// died); ExitCode is then -1 and means nothing. The caller reports it
+	// as an error, never as the command's result.
+	Error string `json:"error,omitempty"`
 	// KillError says why the command's processes could not all be killed;
 	// the caller must then end the whole sandbox.
 	KillError string `json:"kill_error,omitempty"`
@@ -137,3 +142,29 @@ func ReadFrame(r io.Reader, buf []byte) (typ byte, payload []byte, err error) {
 	}
 	return hdr[0], buf, nil
 }
+
+// What the agent costs against a sandbox's process limit (pids.max counts
+// threads as well as processes). The host raises the limit by
+// PidsAllowance, so that a command run through the agent can make as many
+// processes as one run through the engine's exec.
+const (
+	// AgentTasks is the agent's threads once it listens: it runs with
+	// GOMAXPROCS=1 and makes them before (HoldThreads), and keeps them
+	// idle, so that it needs no new one while a command holds every
+	// process slot.
+	AgentTasks = 8
+	// ShimTasks is a command's shim's threads, made before it takes a
+	// command (see [Shim]).
+	//
+	// The Go runtime starts threads of its own accord as scheduling goes;
+	// HoldThreads tops them up to these counts, which are above what it
+	// starts nearly always. When it starts one more, the command has one
+	// process fewer than through the engine's exec.
+	ShimTasks = 6
+	// PidsAllowance is what a sandbox with the agent needs beyond one
+	// without: the agent replaces the idle sleep of the sandbox's main
+	// process, and a command has a shim that the engine's exec does not
+	// have. Each further command running at the same time takes ShimTasks
+	// more.
+	PidsAllowance = AgentTasks - 1 + ShimTasks
+)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,9 @@ type shimExit struct {
 	Code       int    `json:"code"`
 	Signal     int    `json:"signal,omitempty"`
 	StartError string `json:"start_error,omitempty"`
+	// Error: the shim could not start the command for want of a resource
+	// (a process slot, memory); Code is then meaningless.
+	Error string `json:"error,omitempty"`
 }
 
 type shimUsage struct {
@@ -146,8 +150,12 @@ func mergeEnv(base, extra []string) []string {
 func (s *Server) run(conn net.Conn, w *connWriter, req StartRequest) Result {
 	oomBefore := s.oomKills()
 	p, c, err := s.startCommand(req)
-	if err != nil {
-		return Result{ExitCode: 126, StartError: err.Error()}
+	var se *startError
+	switch {
+	case errors.As(err, &se):
+		return Result{ExitCode: 126, StartError: se.msg}
+	case err != nil:
+		return Result{ExitCode: -1, Error: "start the command: " + err.Error()}
 	}
 	defer c.close()
 
@@ -192,9 +200,13 @@ func (s *Server) run(conn net.Conn, w *connWriter, req StartRequest) Result {
 	}
 	st, gotStatus := got.st, got.ok
 	res.WallNS = int64(time.Since(c.start))
-	res.ExitCode, res.Signal, res.StartError = st.Code, st.Signal, st.StartError
+	res.ExitCode, res.Signal, res.StartError, res.Error = st.Code, st.Signal, st.StartError, st.Error
 	if !gotStatus {
 		res.ExitCode, res.Signal, res.StartError = -1, 0, ""
+		res.Error = errShimGone.Error()
+		if st := p.exitStatus(); st != "" {
+			res.Error += " (" + st + ")"
+		}
 	}
 	switch {
 	case killErr != nil:
@@ -304,19 +316,59 @@ func (s *Server) oomKills() int64 {
 // idle. A fork bomb in the sandbox can take every process slot (threads
 // count), and the runtime aborts when it cannot start a thread it needs;
 // with threads in reserve the agent outlives the bomb and kills it.
+//
+// The n goroutines lock a thread each and wait until all of them hold one,
+// so that n threads exist at once; unlocked again, the threads go back to
+// the runtime's idle pool, which it never shrinks.
 func PrewarmThreads(n int) {
-	var wg sync.WaitGroup
+	var locked, done sync.WaitGroup
+	release := make(chan struct{})
 	for range n {
-		wg.Add(1)
+		locked.Add(1)
+		done.Add(1)
 		go func() {
-			defer wg.Done()
-			// A locked goroutine in a blocking call holds a thread of its
-			// own; unlocked again, the thread goes back to the idle pool.
+			defer done.Done()
 			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			ts := syscall.NsecToTimespec(int64(5 * time.Millisecond))
-			_ = syscall.Nanosleep(&ts, nil)
+			locked.Done()
+			<-release
+			runtime.UnlockOSThread()
 		}()
 	}
-	wg.Wait()
+	locked.Wait()
+	close(release)
+	done.Wait()
+}
+
+// HoldThreads makes the Go runtime hold n OS threads in all (see
+// PrewarmThreads): it prewarms more threads until the process has n. The
+// runtime may have started some on its own already, as scheduling went;
+// topping up to n makes the count the same every time.
+func HoldThreads(n int) {
+	for k := 1; k <= n; k++ {
+		have, err := threads()
+		if err != nil {
+			// Without /proc, prewarm what the runtime does not start
+			// itself: the monitor, the template thread and the main one.
+			PrewarmThreads(n - 3)
+			return
+		}
+		if have >= n {
+			return
+		}
+		PrewarmThreads(k)
+	}
+}
+
+// threads returns how many threads the process has.
+func threads() (int, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, errors.New("no Threads line in /proc/self/status")
 }

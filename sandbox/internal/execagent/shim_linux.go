@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
 )
 
@@ -25,94 +24,90 @@ const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
 // the command it reaped. A shim whose command left processes behind takes
 // no other command: it exits, so that they cannot be mistaken for the next
 // command's.
+//
+// The shim is one goroutine in blocking system calls, with no signal
+// handler and no poller, and it makes its threads before it takes a
+// command: its runtime then has ShimTasks threads and needs no other while
+// a command holds every process slot of the sandbox (a blocking call hands
+// the scheduler to an idle thread).
 func Shim() int {
 	syscall.CloseOnExec(3)
-	// fd 3 is non-blocking: reads and writes wait in Go's poller, so the
-	// shim needs no more OS threads than it starts with, which it may not
-	// get while a fork bomb holds every process slot of the sandbox.
+	// The agent made the socket non-blocking; the shim's end blocks, so
+	// that reading and writing it are plain system calls.
+	if err := syscall.SetNonblock(3, false); err != nil {
+		return 1
+	}
 	ctrl := os.NewFile(3, "ctrl")
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		return 1
 	}
-	// Handled (not ignored) signals are reset to their defaults in the
-	// command; ignoring them would be inherited.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	HoldThreads(ShimTasks)
 	home, _ := os.Getwd()
 	homePath := os.Getenv("PATH")
 
-	type frame struct {
-		typ     byte
-		payload []byte
-		fds     []int
-	}
-	frames := make(chan frame)
-	go func() {
-		defer close(frames)
-		for {
-			typ, payload, fds, err := readShimFrame(ctrl)
-			if err != nil {
-				return
-			}
-			frames <- frame{typ, payload, fds}
-		}
-	}()
-
 	for {
-		f, ok := <-frames
-		if !ok {
+		typ, payload, fds, err := readShimFrame(ctrl)
+		if err != nil {
 			return 0
 		}
 		var cmd shimCommand
-		if f.typ != frameShimCommand || len(f.fds) != 3 || json.Unmarshal(f.payload, &cmd) != nil || len(cmd.Argv) == 0 {
+		if typ != frameShimCommand || len(fds) != 3 || json.Unmarshal(payload, &cmd) != nil || len(cmd.Argv) == 0 {
 			return 2
 		}
-		pid, startErr := startCommand(cmd, f.fds, home, homePath)
-		for _, fd := range f.fds {
+		pid, startErr, forkErr := startCommand(cmd, fds, home, homePath)
+		for _, fd := range fds {
 			_ = syscall.Close(fd) // the command holds them now
 		}
-		if startErr != "" {
-			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: 126, StartError: startErr})
-		}
 		var usage shimUsage
-		reap := func() {
+		add := func(ru *syscall.Rusage) {
+			usage.MaxRSSKB = max(usage.MaxRSSKB, ru.Maxrss)
+			usage.UserNS += syscall.TimevalToNsec(ru.Utime)
+			usage.SysNS += syscall.TimevalToNsec(ru.Stime)
+		}
+		switch {
+		case forkErr != nil:
+			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: -1, Error: "start the command's first process: " + forkErr.Error()})
+		case startErr != "":
+			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: 126, StartError: startErr})
+		default:
+			// Reap until the first process ends; processes it left
+			// behind are reaped too, as they end.
 			for {
 				var ws syscall.WaitStatus
 				var ru syscall.Rusage
-				p, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
-				if p <= 0 || err != nil {
-					return
+				p, err := syscall.Wait4(-1, &ws, 0, &ru)
+				if err == syscall.EINTR {
+					continue
 				}
-				usage.MaxRSSKB = max(usage.MaxRSSKB, ru.Maxrss)
-				usage.UserNS += syscall.TimevalToNsec(ru.Utime)
-				usage.SysNS += syscall.TimevalToNsec(ru.Stime)
+				if err != nil {
+					return 1 // cannot be: the first process is a child
+				}
+				add(&ru)
 				if p == pid {
 					st := shimExit{Code: ws.ExitStatus()}
 					if ws.Signaled() {
 						st = shimExit{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 					}
 					_ = WriteJSON(ctrl, frameShimStatus, st)
+					break
 				}
 			}
 		}
-	wait:
-		for {
-			reap()
-			select {
-			case <-sigs:
-			case f, ok := <-frames:
-				if !ok || f.typ != frameShimRelease {
-					return 0
-				}
-				break wait
-			}
+		if typ, _, _, err := readShimFrame(ctrl); err != nil || typ != frameShimRelease {
+			return 0
 		}
 		// Every live process of the command has a live chain of parents
 		// up to a child of the shim, so the shim has children exactly
 		// when one is left.
-		reap()
-		_, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
-		usage.Reusable = errors.Is(err, syscall.ECHILD)
+		for {
+			var ru syscall.Rusage
+			p, err := syscall.Wait4(-1, nil, syscall.WNOHANG, &ru)
+			if p <= 0 || err != nil {
+				usage.Reusable = errors.Is(err, syscall.ECHILD)
+				break
+			}
+			add(&ru)
+		}
 		_ = WriteJSON(ctrl, frameShimUsage, usage)
 		if !usage.Reusable {
 			return 0
@@ -165,10 +160,12 @@ func readShimFrame(ctrl *os.File) (typ byte, payload []byte, fds []int, err erro
 }
 
 // startCommand starts cmd in a process group of its own with the given
-// stdio; it returns the pid, or why it could not start, worded like the
-// engine's message. home and homePath are the shim's own directory and
-// PATH, which a command without its own gets.
-func startCommand(cmd shimCommand, stdio []int, home, homePath string) (int, string) {
+// stdio; it returns the pid, or why it could not start: startErr when the
+// command cannot run (worded like the engine's message), forkErr when no
+// process could be made for it (the sandbox's process limit, memory). home
+// and homePath are the shim's own directory and PATH, which a command
+// without its own gets.
+func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid int, startErr string, forkErr error) {
 	// The command's PATH, not the shim's, finds its program.
 	path := homePath
 	for _, kv := range cmd.Env {
@@ -182,19 +179,22 @@ func startCommand(cmd shimCommand, stdio []int, home, homePath string) (int, str
 		dir = home
 	}
 	if err := os.Chdir(dir); err != nil {
-		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error()
+		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error(), nil
 	}
 	prog, err := exec.LookPath(cmd.Argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
-		return 0, err.Error() // exec: "name": executable file not found in $PATH
+		return 0, err.Error(), nil // exec: "name": executable file not found in $PATH
 	}
-	pid, err := syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
+	pid, err = syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
 		Env:   cmd.Env,
 		Files: []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
-	if err != nil {
-		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error()
+	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
+		return 0, "", err
 	}
-	return pid, ""
+	if err != nil {
+		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error(), nil
+	}
+	return pid, "", nil
 }

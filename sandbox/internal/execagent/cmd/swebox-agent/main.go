@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 
 	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
@@ -25,6 +26,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: swebox-agent serve SOCKET")
 		os.Exit(2)
 	}
+	// One P: the agent's work is waiting, and every OS thread it holds
+	// counts against the sandbox's process limit (see PidsAllowance).
+	runtime.GOMAXPROCS(1)
 	err := serve(os.Args[2])
 	fmt.Fprintln(os.Stderr, "swebox-agent:", err)
 	os.Exit(1)
@@ -39,6 +43,8 @@ func serve(socket string) error {
 	// The shell that starts the agent sets PWD; the engine's exec does not,
 	// and commands must see the same environment through either.
 	_ = os.Unsetenv("PWD")
+	// The threads exist before the host can send a command.
+	execagent.HoldThreads(execagent.AgentTasks)
 	_ = os.Remove(socket)
 	ln, err := net.Listen("unix", socket)
 	if err != nil {
@@ -48,7 +54,6 @@ func serve(socket string) error {
 	if err := os.Chmod(socket, 0o600); err != nil {
 		return err
 	}
-	go execagent.PrewarmThreads(32)
 	s := &execagent.Server{Self: self}
 	return s.Serve(ln)
 }
