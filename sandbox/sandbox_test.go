@@ -51,6 +51,9 @@ func testExecResults(t *testing.T, c *sandbox.Client) {
 		{name: "stdin", req: sandbox.ExecRequest{Cmd: []string{"cat"}, Stdin: strings.NewReader("from stdin")}, wantStdout: "from stdin"},
 		{name: "home exists and is writable", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "touch $HOME/x && echo ok"}}, wantStdout: "ok\n"},
 		{name: "killed by signal", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "kill -TERM $$"}}, wantCode: 143},
+		// The output ends long before the command: its exit code is still
+		// the one it exits with.
+		{name: "streams closed before the exit", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo early; exec >&- 2>&-; sleep 1; exit 7"}}, wantCode: 7, wantStdout: "early\n"},
 		{name: "missing command", req: sandbox.ExecRequest{Cmd: []string{"no-such-command"}}, wantCode: 126,
 			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: exec: \"no-such-command\": executable file not found in $PATH: unknown\r\n"},
 		{name: "missing working dir", req: sandbox.ExecRequest{Cmd: []string{"true"}, WorkingDir: "/no/such/dir"}, wantCode: 126,
