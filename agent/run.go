@@ -244,17 +244,12 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 		return Result{}, err
 	}
 	spec := m.sandboxSpec(so, ws, "run", "")
-	var inst *Install
-	if !so.Requirements.Empty() {
-		env, in, err := m.ensureEnv(ctx, spec.Image, so.Requirements)
-		if err != nil {
-			return Result{}, err
-		}
-		inst = in
-		if !in.OK() {
-			return installFailed(in, so), nil
-		}
-		spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: env, Target: venvTarget, ReadOnly: true})
+	inst, err := m.mountRequirements(ctx, &spec, so)
+	if err != nil {
+		return Result{}, err
+	}
+	if inst != nil && !inst.OK() {
+		return installFailed(inst, so), nil
 	}
 	px, err := m.withProxy(&spec, so.Egress)
 	if err != nil {
@@ -350,17 +345,12 @@ func (m *Manager) discard(sb *sandbox.Sandbox) (release func()) {
 // say) is replaced once.
 func (m *Manager) oneShotPooled(ctx context.Context, so SessionOptions, eo ExecOptions, j job, secrets map[string]string) (Result, error) {
 	spec := m.pooledSpec(so, "run")
-	var inst *Install
-	if !so.Requirements.Empty() {
-		env, in, err := m.ensureEnv(ctx, spec.Image, so.Requirements)
-		if err != nil {
-			return Result{}, err
-		}
-		inst = in
-		if !in.OK() {
-			return installFailed(in, so), nil
-		}
-		spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: env, Target: venvTarget, ReadOnly: true})
+	inst, err := m.mountRequirements(ctx, &spec, so)
+	if err != nil {
+		return Result{}, err
+	}
+	if inst != nil && !inst.OK() {
+		return installFailed(inst, so), nil
 	}
 	for attempt := 0; ; attempt++ {
 		out, err := m.runPooled(ctx, spec, so, eo, j, secrets)
@@ -444,6 +434,21 @@ func (m *Manager) runWithSecrets(ctx context.Context, spec sandbox.Spec, req san
 	}
 	req.Cmd = wrap(stats, []string{secretsDir(dir)}, argv)
 	return sb.Exec(ctx, req)
+}
+
+// mountRequirements builds (or reuses) the environment of so.Requirements
+// and mounts it read-only into spec. It returns nil when there are none, and
+// the failed install without mounting anything when it failed.
+func (m *Manager) mountRequirements(ctx context.Context, spec *sandbox.Spec, so SessionOptions) (*Install, error) {
+	if so.Requirements.Empty() {
+		return nil, nil
+	}
+	env, in, err := m.ensureEnv(ctx, spec.Image, so.Requirements)
+	if err != nil || !in.OK() {
+		return in, err
+	}
+	spec.Mounts = append(spec.Mounts, sandbox.Mount{Source: env, Target: venvTarget, ReadOnly: true})
+	return in, nil
 }
 
 func installFailed(in *Install, so SessionOptions) Result {
