@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,6 +18,7 @@ import (
 	"github.com/swebox/swebox/agent"
 	"github.com/swebox/swebox/agent/diagnose"
 	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/testenv"
 )
 
 // hostIP is an address of this machine other than loopback, so that a
@@ -56,24 +55,6 @@ func serveOn(t testing.TB, ip, body string, tls bool) *httptest.Server {
 	return srv
 }
 
-// syncBuffer is a log sink the proxy's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 const egressProbe = `import json, socket, ssl, sys, urllib.request
 out = {}
 def get(name, url, **kw):
@@ -100,7 +81,7 @@ print(json.dumps(out, sort_keys=True))
 `
 
 func TestEgressAllowlist(t *testing.T) {
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	m, _ := newManager(t, agent.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	ip := hostIP(t)
 	allowed := serveOn(t, ip, "allowed body", false)

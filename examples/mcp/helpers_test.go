@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -77,29 +76,10 @@ func baseArgs(c *sandbox.Client, extra ...string) []string {
 	return append([]string{"--name", c.Session(), "--image", testenv.Image()}, extra...)
 }
 
-// syncBuffer is a bytes.Buffer safe for a process to write while a test
-// reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // stdioServer is the built server run over stdio by the SDK's client.
 type stdioServer struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	cs     *mcp.ClientSession
 }
 
@@ -116,7 +96,7 @@ func startStdioEnv(t testing.TB, args []string, opts *mcp.ClientOptions, env []s
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "swebox-test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -132,7 +112,7 @@ func startStdioEnv(t testing.TB, args []string, opts *mcp.ClientOptions, env []s
 type httpServer struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 }
 
 // startHTTP starts the server with --http on a free loopback port and waits
@@ -141,7 +121,7 @@ func startHTTP(t testing.TB, args []string) *httpServer {
 	t.Helper()
 	cmd := exec.Command(serverBin(t), append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = io.MultiWriter(stderr, pw)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
