@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/sandbox/internal/execagent"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 )
 
 // TestExecAgentWhereReachable: a sandbox gets an agent only where one can
@@ -24,16 +25,9 @@ func TestExecAgentWhereReachable(t *testing.T) {
 		wantAgent bool
 	}
 	spec := Spec{Image: "img"}.withDefaults()
-	// A cluster that New does not contact: a pod cannot mount the
+	// Another backend (a Kubernetes cluster): a pod cannot mount the
 	// client's files, so no agent.
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: ns}}]
-current-context: x
-`), 0o600))
+	other := otherBackend{}
 	gvisor := spec
 	gvisor.Runtime = "runsc"
 	for _, tc := range []testCase{
@@ -41,7 +35,7 @@ current-context: x
 		{name: "remote engine over TCP", opts: []Option{WithHost("tcp://10.0.0.5:2376"), WithExecAgent(true)}, spec: spec},
 		{name: "gVisor", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(true)}, spec: gvisor},
 		{name: "turned off", opts: []Option{WithHost("unix:///var/run/docker.sock"), WithExecAgent(false)}, spec: spec},
-		{name: "Kubernetes", opts: []Option{WithKubernetes(kubeconfig, "ns")}, spec: spec},
+		{name: "another backend", opts: []Option{WithBackend(other)}, spec: spec},
 		{name: "on by default", opts: []Option{WithHost("unix:///var/run/docker.sock")}, spec: spec, wantAgent: runtime.GOOS == "linux"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +64,13 @@ current-context: x
 	}
 }
 
+// otherBackend stands for a backend of a subpackage; the test calls only
+// Bind and Close.
+type otherBackend struct{ seam.Backend[Spec] }
+
+func (otherBackend) Bind(seam.Env[Spec]) {}
+func (otherBackend) Close() error        { return nil }
+
 // TestWaitReadyStopsWhenTheAgentEnded: an agent that cannot run in the
 // image leaves its exit status beside the socket, and the host stops
 // waiting at once instead of sitting out agentReadyTimeout.
@@ -94,4 +95,29 @@ func TestWaitReadyTellsAnUnsharedDirectory(t *testing.T) {
 	a := &sandboxAgent{dir: dir, sock: filepath.Join(dir, agentSockName)}
 	err := a.waitReady(context.Background())
 	require.ErrorIs(t, err, errAgentNotShared)
+}
+
+// TestNewRefusesDockerOptionsBesideABackend: the Docker options say nothing
+// about another backend, so New refuses them instead of ignoring them.
+func TestNewRefusesDockerOptionsBesideABackend(t *testing.T) {
+	type testCase struct {
+		name string
+		opt  Option
+		want string
+	}
+	for _, tc := range []testCase{
+		{name: "host", opt: WithHost("unix:///var/run/docker.sock"), want: "WithHost"},
+		{name: "api version", opt: WithAPIVersion("1.41"), want: "WithAPIVersion"},
+		{name: "tls", opt: WithTLS("ca", "cert", "key"), want: "WithTLS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(WithBackend(otherBackend{}), tc.opt)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "WithBackend")
+		})
+	}
+	c, err := New(WithBackend(otherBackend{}))
+	require.NoError(t, err, "a backend alone is fine")
+	require.NoError(t, c.Close())
 }

@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"context"
-	"errors"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
 	"time"
 )
@@ -180,25 +180,10 @@ type ImageInfo struct {
 
 // Classes of backend errors, for the logic above the seam.
 var (
-	errNotFound    = errors.New("not found")
-	errConflict    = errors.New("conflict")
-	errUnreachable = errors.New("engine unreachable")
+	errNotFound    = seam.ErrNotFound
+	errConflict    = seam.ErrConflict
+	errUnreachable = seam.ErrUnreachable
 )
 
-// classifiedError gives a backend error one of the classes above while
-// keeping its message and chain.
-type classifiedError struct {
-	class error
-	err   error
-}
-
-func (e *classifiedError) Error() string   { return e.err.Error() }
-func (e *classifiedError) Unwrap() []error { return []error{e.class, e.err} }
-
 // classified marks err with class; a nil err stays nil.
-func classified(class, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &classifiedError{class: class, err: err}
-}
+func classified(class, err error) error { return seam.Classified(class, err) }

@@ -28,7 +28,7 @@ type Client struct {
 
 type config struct {
 	docker  dockerConfig
-	kube    kubeConfig
+	backend Backend // WithBackend; nil: Docker
 	log     *slog.Logger
 	session string
 	noAgent bool // WithExecAgent(false)
@@ -115,8 +115,8 @@ func WithExecAgent(on bool) Option {
 // needs it does, and reports an unreachable engine as *EngineError.
 //
 // The backend is the Docker engine that the environment and the Docker
-// options (WithHost, WithAPIVersion, WithTLS) select. An option selecting
-// another backend (a Kubernetes cluster) is to be resolved here, beside it.
+// options (WithHost, WithAPIVersion, WithTLS) select, or the one WithBackend
+// gives.
 func New(opts ...Option) (*Client, error) {
 	cfg := config{log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
@@ -128,19 +128,18 @@ func New(opts ...Option) (*Client, error) {
 		cfg.session = randomID(6)
 	}
 	var b backend
-	var err error
-	if cfg.kube.kubeconfig != "" {
-		var kb *kubeBackend
-		kb, err = newKubeBackend(cfg.kube.kubeconfig, cfg.kube.namespace, cfg.log)
-		if kb != nil {
-			kb.trustNP, kb.nodeGrace = cfg.kube.unproven, cfg.kube.nodeGrace
-			b = kb
+	if cfg.backend != nil {
+		if err := cfg.docker.conflict(); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
 		}
+		cfg.backend.Bind(seamEnv(&cfg))
+		b = seamBackend{cfg.backend}
 	} else {
-		b, err = newDocker(cfg.docker)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		db, err := newDocker(cfg.docker)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		b = db
 	}
 	c := &Client{b: b, log: cfg.log, session: cfg.session, agent: agentState{off: cfg.noAgent}}
 	if cfg.pool != nil {

@@ -1,6 +1,6 @@
 // Package sandbox runs untrusted commands in hardened sandboxes: Docker
-// containers through the Docker Engine API, or Kubernetes Pods
-// ([WithKubernetes]).
+// containers through the Docker Engine API, or Kubernetes Pods through the
+// backend of package sandbox/kube ([WithBackend]).
 //
 // A [Client] talks to one engine through a backend (DOCKER_HOST,
 // DOCKER_CERT_PATH and DOCKER_API_VERSION are honoured; the API version is
@@ -61,25 +61,9 @@
 // it) fails with [ErrNotRunning]: the engine's own message never passes for
 // the command's output.
 //
-// On Kubernetes ([WithKubernetes], kubebackend.go) a sandbox is a Pod and
-// each default maps to a Pod field: runAsUser/runAsGroup/runAsNonRoot,
-// readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation
-// false, seccomp RuntimeDefault, resource limits (OOM kills are reported as
-// on Docker), memory-backed emptyDirs with size limits for /tmp and HOME,
-// shareProcessNamespace (the pause process reaps), activeDeadlineSeconds,
-// no service-account token, no service links. A Pod has no field for the
-// rest: open-file and file-size limits are set by the wrapper every command
-// starts under, and the pids limit is the nodes' kubelet podPidsLimit (only
-// the default Limits.PidsLimit is accepted). Exec goes through the API
-// server (WebSocket, falling back to SPDY) and copies are tar over exec.
-// "Network none" is a default-deny NetworkPolicy, which holds only where the
-// cluster enforces NetworkPolicy: before the first sandbox without a
-// network, probe pods on every Ready node must fail to reach the API
-// server's address while a control pod reaches it, or the client refuses
-// with an [IsolationError] ([ErrNetworkNotEnforced]) unless
-// [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's
-// user (ExecRequest.User must match Spec.User), a Workspace is copied in
-// (not shared), and bind mounts and named volumes are refused.
+// On Kubernetes (package sandbox/kube, given to [New] with [WithBackend]) a
+// sandbox is a Pod with each default mapped to a Pod field; that package's
+// documentation says how. Importing sandbox links no Kubernetes package.
 //
 // Usage:
 //

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -68,6 +69,27 @@ type dockerConfig struct {
 }
 
 type tlsFiles struct{ ca, cert, key string }
+
+// conflict refuses Docker options given beside another backend.
+func (d dockerConfig) conflict() error {
+	var set []string
+	if d.host != "" {
+		set = append(set, "WithHost")
+	}
+	if d.apiVersion != "" {
+		set = append(set, "WithAPIVersion")
+	}
+	if d.tls != nil {
+		set = append(set, "WithTLS")
+	}
+	if d.api != nil {
+		set = append(set, "WithDockerAPI")
+	}
+	if len(set) > 0 {
+		return fmt.Errorf("%s: Docker options do not apply beside WithBackend", strings.Join(set, ", "))
+	}
+	return nil
+}
 
 // dockerBackend runs each sandbox as a Docker container.
 type dockerBackend struct {

@@ -3,15 +3,14 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"syscall"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 )
 
 // Sentinel errors. Typed errors below match them with errors.Is.
 var (
-	// ErrEngineUnreachable: no Docker engine answers at the client's host.
-	ErrEngineUnreachable = errors.New("docker engine unreachable")
+	// ErrEngineUnreachable: the engine (a Docker engine, a Kubernetes API
+	// server) does not answer at the client's host.
+	ErrEngineUnreachable = errors.New("engine unreachable")
 	// ErrImageNotFound: the image is neither local nor pullable.
 	ErrImageNotFound = errors.New("image not found")
 	// ErrCommandNotAllowed: the sandbox's command policy refused a command.
@@ -39,7 +38,35 @@ var (
 	// 429, "toomanyrequests"). It is transient: pulling again later may
 	// work. An *ImageError whose pull hit the limit matches it.
 	ErrRateLimited = errors.New("registry rate limit")
+	// ErrSandboxLost: the engine lost the sandbox through no fault of what
+	// ran in it (a Kubernetes pod evicted, preempted, deleted by someone
+	// else, or its node stopped answering). A new sandbox may do the work.
+	ErrSandboxLost = errors.New("sandbox lost")
 )
+
+// LostError reports a sandbox that the engine lost. It matches
+// ErrSandboxLost and ErrNotRunning.
+type LostError struct {
+	Sandbox string // the sandbox's id (a pod's name)
+	Node    string // "" when the sandbox had no node yet
+	// Reason is one of: "Evicted", "Deleted", "NodeNotReady",
+	// "NodeUnreachable", "NodeGone", "KubeletUnreachable", or the reason
+	// of a pod's DisruptionTarget condition ("PreemptionByScheduler",
+	// "EvictionByEvictionAPI", "DeletionByTaintManager", ...) or of its
+	// failure ("Preempting", "Terminated", ...).
+	Reason string
+	Detail string
+}
+
+func (e *LostError) Error() string {
+	msg := "sandbox " + e.Sandbox
+	if e.Node != "" {
+		msg += " on node " + e.Node
+	}
+	return fmt.Sprintf("%s lost: %s: %s", msg, e.Reason, e.Detail)
+}
+
+func (e *LostError) Unwrap() []error { return []error{ErrSandboxLost, ErrNotRunning} }
 
 // EngineError reports that the engine (the Docker daemon, or a cluster's API
 // server) could not be reached. Its message states what failed; advice on
@@ -112,10 +139,4 @@ func (e *PathError) Error() string { return fmt.Sprintf("refused path %q: %s", e
 
 func (e *PathError) Unwrap() error { return ErrUnsafePath }
 
-func isDialError(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) && errors.As(err, &op)
-}
+func isDialError(err error) bool { return seam.IsDialError(err) }

@@ -11,8 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 )
 
 // The kernel's seccomp filter is on for every command: the engine's
@@ -31,18 +32,18 @@ func TestSeccompFilterIsOn(t *testing.T) {
 // same image in the same namespace, with Kubernetes' defaults, which sees
 // both: so the probe can see them where they are.
 func TestPodHasNoTokenAndNoServiceLinks(t *testing.T) {
-	cs := testenv.KubeClientset(t)
-	c := testenv.KubeClient(t)
+	cs := kubetest.Clientset(t)
+	c := kubetest.Client(t)
 	ctx := context.Background()
 	svcName := "swebox-links-" + strings.ToLower(c.Session()[len(c.Session())-6:])
 	envName := strings.ToUpper(strings.ReplaceAll(svcName, "-", "_")) + "_SERVICE_HOST"
-	_, err := cs.CoreV1().Services(testenv.KubeNamespace).Create(ctx, &corev1.Service{
+	_, err := cs.CoreV1().Services(kubetest.Namespace).Create(ctx, &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: svcName, Labels: map[string]string{sandbox.LabelSession: c.Session()}},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		assert.NoError(t, cs.CoreV1().Services(testenv.KubeNamespace).Delete(context.Background(), svcName, metav1.DeleteOptions{}))
+		assert.NoError(t, cs.CoreV1().Services(kubetest.Namespace).Delete(context.Background(), svcName, metav1.DeleteOptions{}))
 	})
 	const probe = `ls /var/run/secrets/kubernetes.io/serviceaccount 2>&1; env`
 
@@ -55,24 +56,24 @@ func TestPodHasNoTokenAndNoServiceLinks(t *testing.T) {
 	// The control: Kubernetes' defaults mount the token and add the links.
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "swebox-control-", Labels: map[string]string{
-			sandbox.LabelManaged: "true", sandbox.LabelSession: c.Session(), sandbox.LabelNetwork: "none"}},
+			sandbox.LabelManaged: "true", sandbox.LabelSession: c.Session(), kube.LabelNetwork: "none"}},
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{Name: "probe", Image: testImage(), ImagePullPolicy: corev1.PullNever,
 				Command: []string{"sh", "-c", probe}}},
 		},
 	}
-	created, err := cs.CoreV1().Pods(testenv.KubeNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	created, err := cs.CoreV1().Pods(kubetest.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		zero := int64(0)
-		_ = cs.CoreV1().Pods(testenv.KubeNamespace).Delete(context.Background(), created.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		_ = cs.CoreV1().Pods(kubetest.Namespace).Delete(context.Background(), created.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 	})
 	require.Eventually(t, func() bool {
-		p, err := cs.CoreV1().Pods(testenv.KubeNamespace).Get(ctx, created.Name, metav1.GetOptions{})
+		p, err := cs.CoreV1().Pods(kubetest.Namespace).Get(ctx, created.Name, metav1.GetOptions{})
 		return err == nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed)
 	}, 3*time.Minute, 200*time.Millisecond, "the control pod did not finish")
-	out, err := cs.CoreV1().Pods(testenv.KubeNamespace).GetLogs(created.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	out, err := cs.CoreV1().Pods(kubetest.Namespace).GetLogs(created.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
 	require.NoError(t, err)
 	assert.Contains(t, string(out), "token", "the control pod sees its token, so the probe would see one")
 	assert.Contains(t, string(out), envName+"=", "the control pod sees the service link, so the probe would see one")
@@ -149,8 +150,8 @@ except OSError as e:
 // with Docker and copied into every node of the test cluster, holds a
 // setuid copy of id(1). The control relaxes NewPrivileges and sees uid 0.
 func TestSetuidDoesNotEscalateInAPod(t *testing.T) {
-	kc := testenv.KubeClient(t)
-	testenv.K8sLocalScript(t)
+	kc := kubetest.Client(t)
+	kubetest.Script(t)
 	dc := newClient(t)
 	ctx := context.Background()
 	ref := "swebox-test/setuid-pod:" + strings.ToLower(kc.Session()[len(kc.Session())-6:])
@@ -158,8 +159,8 @@ func TestSetuidDoesNotEscalateInAPod(t *testing.T) {
 	_, err := dc.BuildImage(ctx, sandbox.BuildRequest{Context: tarOf(t, map[string]string{"Dockerfile": dockerfile}), Tags: []string{ref}, NetworkMode: "none"})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, dc.RemoveImage(context.Background(), ref)) })
-	testenv.RunK8sLocalT(t, "import", ref)
-	t.Cleanup(func() { testenv.RunK8sLocalT(t, "unimport", ref) })
+	kubetest.RunScriptT(t, "import", ref)
+	t.Cleanup(func() { kubetest.RunScriptT(t, "unimport", ref) })
 
 	sb := createT(t, kc, sandbox.Spec{Image: ref, Policy: sandbox.AllowAll()})
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"/usr/local/bin/suid-id", "-u"}})

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/internal/cienv"
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -65,7 +65,7 @@ except OSError as e:
 			// A pod has eth0; the default-deny NetworkPolicy is what stops
 			// it, so the probe aims at an address a pod can otherwise reach:
 			// the API server's.
-			host, port := testenv.KubeAPIHostPort(t)
+			host, port := kubetest.APIHostPort(t)
 			connect := fmt.Sprintf(`
 import socket
 s = socket.socket(); s.settimeout(3)

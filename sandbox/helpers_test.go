@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
@@ -108,7 +109,7 @@ func forEachBackend(t *testing.T, f func(t *testing.T, c *sandbox.Client, kube b
 		t.Cleanup(func() { wantsAgent.Delete(c) })
 		f(t, c, false)
 	})
-	t.Run("kube", func(t *testing.T) { f(t, testenv.KubeClient(t), true) })
+	t.Run("kube", func(t *testing.T) { f(t, kubetest.Client(t), true) })
 }
 
 // cancelOnWrite returns a writer that calls cancel at its first write.

@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// markerVar is set, with a fresh value, in the environment of every command
-// the package starts in a sandbox. An engine cannot kill one exec, so a
-// command's processes are found by it: children inherit it, also when they
-// call setsid or double-fork.
-const markerVar = "SWEBOX_EXEC"
+// markerVar marks every command the package starts in a sandbox, so that a
+// timed-out command's processes can be found (seam.MarkerVar).
+const markerVar = seam.MarkerVar
 
 // killBudget bounds the in-container kill of a timed-out command; past it the
 // whole container is killed instead.
@@ -119,13 +118,8 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 	return res, nil
 }
 
-// oomScript prints the oom_kill counter of the container's memory cgroup
-// (cgroup v1 memory.oom_control or v2 memory.events).
-const oomScript = `for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events; do
-  [ -r "$f" ] || continue
-  while read -r k v; do [ "$k" = oom_kill ] && { echo "$v"; exit 0; }; done < "$f"
-done
-exit 1`
+// oomScript prints the sandbox's OOM kill counter (seam.OOMScript).
+const oomScript = seam.OOMScript
 
 // OOMKills returns how many processes the kernel's OOM killer has ended in
 // the sandbox since it started (the memory cgroup's oom_kill counter). It

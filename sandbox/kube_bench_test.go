@@ -3,7 +3,7 @@ package sandbox_test
 import (
 	"testing"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/kubetest"
 )
 
 // The Kubernetes counterparts of BenchmarkRunOneShot and BenchmarkExecWarm,
@@ -11,6 +11,6 @@ import (
 //
 //	go test ./sandbox -run '^$' -bench 'RunOneShot|ExecWarm' -benchtime 20x
 
-func BenchmarkKubeRunOneShot(b *testing.B) { benchRunOneShot(b, testenv.KubeClient(b)) }
+func BenchmarkKubeRunOneShot(b *testing.B) { benchRunOneShot(b, kubetest.Client(b)) }
 
-func BenchmarkKubeExecWarm(b *testing.B) { benchExecWarm(b, testenv.KubeClient(b)) }
+func BenchmarkKubeExecWarm(b *testing.B) { benchExecWarm(b, kubetest.Client(b)) }

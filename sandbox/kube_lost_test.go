@@ -10,16 +10,16 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/sandbox"
 )
 
 // A sandbox pod that someone else deletes or evicts while a command runs in
-// it is lost: Exec returns a *PodLostError (ErrSandboxLost) naming the pod
+// it is lost: Exec returns a *sandbox.LostError (ErrSandboxLost) naming the pod
 // and its node, not a command result, and the pod is gone afterwards.
 func TestKubePodLostMidExec(t *testing.T) {
-	c := testenv.KubeClient(t)
-	cs := testenv.KubeClientset(t)
+	c := kubetest.Client(t)
+	cs := kubetest.Clientset(t)
 	type testCase struct {
 		name    string
 		take    func(ctx context.Context, pod string) error
@@ -27,12 +27,12 @@ func TestKubePodLostMidExec(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "deleted", reasons: []string{"Deleted"}, take: func(ctx context.Context, pod string) error {
-			return cs.CoreV1().Pods(testenv.KubeNamespace).Delete(ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+			return cs.CoreV1().Pods(kubetest.Namespace).Delete(ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
 		}},
 		// The eviction marks the pod (DisruptionTarget) and deletes it with
 		// its 1 s grace period: the loss shows as either.
 		{name: "evicted", reasons: []string{"EvictionByEvictionAPI", "Deleted"}, take: func(ctx context.Context, pod string) error {
-			return cs.PolicyV1().Evictions(testenv.KubeNamespace).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: testenv.KubeNamespace}})
+			return cs.PolicyV1().Evictions(kubetest.Namespace).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: kubetest.Namespace}})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestKubePodLostMidExec(t *testing.T) {
 			sb, err := c.Create(ctx, sandbox.Spec{Image: testImage(), Policy: sandbox.AllowCommands("sh", "cat")})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = sb.Remove(context.Background()) })
-			p, err := cs.CoreV1().Pods(testenv.KubeNamespace).Get(ctx, sb.ID(), metav1.GetOptions{})
+			p, err := cs.CoreV1().Pods(kubetest.Namespace).Get(ctx, sb.ID(), metav1.GetOptions{})
 			require.NoError(t, err)
 			node := p.Spec.NodeName
 
@@ -63,15 +63,15 @@ func TestKubePodLostMidExec(t *testing.T) {
 			r := <-done
 			require.ErrorIs(t, r.err, sandbox.ErrSandboxLost, "result %+v", r.res)
 			assert.ErrorIs(t, r.err, sandbox.ErrNotRunning)
-			var lost *sandbox.PodLostError
+			var lost *sandbox.LostError
 			require.ErrorAs(t, r.err, &lost)
-			assert.Equal(t, sb.ID(), lost.Pod)
+			assert.Equal(t, sb.ID(), lost.Sandbox)
 			assert.Contains(t, tc.reasons, lost.Reason)
 			if lost.Node != "" {
 				assert.Equal(t, node, lost.Node)
 			}
 			require.Eventually(t, func() bool {
-				_, err := cs.CoreV1().Pods(testenv.KubeNamespace).Get(ctx, sb.ID(), metav1.GetOptions{})
+				_, err := cs.CoreV1().Pods(kubetest.Namespace).Get(ctx, sb.ID(), metav1.GetOptions{})
 				return err != nil
 			}, time.Minute, 200*time.Millisecond, "the lost pod is deleted")
 			_, err = sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"cat", "/tmp/started"}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
 	"slices"
 	"strings"
@@ -15,12 +16,10 @@ import (
 // command, which run on their own context because the caller's may be done.
 // It is generous: an engine removing a hundred containers at once on a slow
 // storage driver took over 30 s to answer one removal.
-const teardownTimeout = 2 * time.Minute
+const teardownTimeout = seam.TeardownTimeout
 
 // keepalive is the main process of a sandbox: it idles until stopped.
-// Waiting on a background sleep lets the TERM trap run at once, so Stop does
-// not sit out its grace period.
-var keepalive = []string{"/bin/sh", "-c", `trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`}
+var keepalive = seam.Keepalive
 
 // Sandbox is a running container that commands are executed in. Its methods
 // are safe for concurrent use.

@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/docker/go-units"
@@ -305,15 +305,4 @@ func hostSystemPath(p string) string {
 	return ""
 }
 
-func parseUser(u string) (uid, gid int, err error) {
-	us, gs, ok := strings.Cut(u, ":")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q must be numeric uid:gid", u)
-	}
-	uid, err1 := strconv.Atoi(us)
-	gid, err2 := strconv.Atoi(gs)
-	if err1 != nil || err2 != nil || uid < 0 || gid < 0 {
-		return 0, 0, fmt.Errorf("%q must be numeric uid:gid", u)
-	}
-	return uid, gid, nil
-}
+func parseUser(u string) (uid, gid int, err error) { return seam.ParseUser(u) }

@@ -128,7 +128,7 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 	var retries []grade.Retry
 	for {
 		err := e.evaluate(ctx, n, inst, pred, dir, &res, retries)
-		var lost *sandbox.PodLostError
+		var lost *sandbox.LostError
 		if err == nil || !errors.As(err, &lost) || ctx.Err() != nil || len(retries) >= e.cfg.LostRetries {
 			if err != nil {
 				res.setErr(err)
@@ -137,9 +137,9 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 		}
 		// The cluster, not the prediction, ended this attempt: nothing of
 		// it is kept but the record; the next starts from scratch.
-		retries = append(retries, grade.Retry{Pod: lost.Pod, Node: lost.Node, Reason: lost.Reason, Error: err.Error()})
+		retries = append(retries, grade.Retry{Pod: lost.Sandbox, Node: lost.Node, Reason: lost.Reason, Error: err.Error()})
 		e.log.Warn("sandbox lost; evaluating the instance again on a new sandbox", "instance", inst.InstanceID,
-			"pod", lost.Pod, "node", lost.Node, "reason", lost.Reason, "retry", len(retries), "of", e.cfg.LostRetries)
+			"pod", lost.Sandbox, "node", lost.Node, "reason", lost.Reason, "retry", len(retries), "of", e.cfg.LostRetries)
 		res = InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
 	}
 	res.Retries = retries

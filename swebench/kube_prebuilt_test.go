@@ -15,8 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
+	kubebackend "github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
@@ -26,10 +28,10 @@ import (
 // copies images from Docker into the nodes and removes them.
 func k8sLocal(t *testing.T) func(args ...string) {
 	t.Helper()
-	testenv.K8sLocalScript(t)
+	kubetest.Script(t)
 	return func(args ...string) {
 		t.Helper()
-		testenv.RunK8sLocalT(t, args...)
+		kubetest.RunScriptT(t, args...)
 	}
 }
 
@@ -55,7 +57,7 @@ const (
 // that fails names the image and the directory; no pod is left.
 func TestKubePrebuiltMode(t *testing.T) {
 	script := k8sLocal(t)
-	kube := testenv.KubeClient(t)
+	kube := kubetest.Client(t)
 	f := newFixture(t)
 	ctx := context.Background()
 
@@ -136,7 +138,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	predsPath := writeJSON("preds.jsonl", preds[0], preds[1])
 	cliRun := "prebuilt-cli-" + testenv.Session(t)
 	cmd := exec.Command(testenv.BuildEval(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
-		"--kubeconfig", testenv.Kubeconfig(t), "--kube_namespace", testenv.KubeNamespace, "--run_id", cliRun,
+		"--kubeconfig", kubetest.Kubeconfig(t), "--kube_namespace", kubetest.Namespace, "--run_id", cliRun,
 		"--log_dir", filepath.Join(dir, "logs"), "--report_dir", dir, "--max_workers", "2")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -199,7 +201,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	t.Cleanup(func() { script("unimport", unreadable) })
 	s := sandbox.Spec{Image: unreadable, Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}}
 	_, err = kube.Create(ctx, s)
-	var pe *sandbox.PodError
+	var pe *kubebackend.PodError
 	require.ErrorAs(t, err, &pe)
 	assert.Contains(t, pe.Detail, "copying /testbed of image "+unreadable+" into its volume failed")
 	assert.Contains(t, pe.Detail, "Permission denied", "the error carries what the copy said")
@@ -221,7 +223,7 @@ func topLevel(manifest string) []string {
 // kubePods counts the pods in the test namespace that match selector.
 func kubePods(t *testing.T, selector string) int {
 	t.Helper()
-	pods, err := testenv.KubeClientset(t).CoreV1().Pods(testenv.KubeNamespace).List(context.Background(),
+	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
 		metav1.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
 	return len(pods.Items)

@@ -30,9 +30,9 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "no image", res: errRes(&NoImageError{Repo: "a/b"}), want: OutcomeImageMissing, infra: true},
 		{name: "image not pullable", res: errRes(&sandbox.ImageError{Image: "x"}), want: OutcomeImageMissing, infra: true},
 		{name: "image pull failed", res: errRes(fmt.Errorf("ensure: %w", &sandbox.ImageError{Image: "x", PullErr: errors.New("429 Too Many Requests")})), want: OutcomeImagePullFailed, infra: true},
-		{name: "image missing on the node", res: errRes(fmt.Errorf("create sandbox: %w", &sandbox.PodError{Pod: "p", Node: "n", Reason: "ErrImageNeverPull"})), want: OutcomeImageMissing, infra: true},
+		{name: "image missing on the node", res: errRes(fmt.Errorf("create sandbox: %w", fmt.Errorf("pod p on node n: ErrImageNeverPull: %w", sandbox.ErrImageNotFound))), want: OutcomeImageMissing, infra: true},
 		{name: "engine lost", res: errRes(fmt.Errorf("create sandbox: %w", &sandbox.EngineError{Op: "create", Err: errors.New("refused")})), want: OutcomeEngineLost, infra: true},
-		{name: "sandbox lost", res: errRes(fmt.Errorf("run eval script: %w", &sandbox.PodLostError{Pod: "p", Node: "n", Reason: "NodeUnreachable"})), want: OutcomeSandboxLost, infra: true},
+		{name: "sandbox lost", res: errRes(fmt.Errorf("run eval script: %w", &sandbox.LostError{Sandbox: "p", Node: "n", Reason: "NodeUnreachable"})), want: OutcomeSandboxLost, infra: true},
 		{name: "cancelled", res: errRes(fmt.Errorf("run eval script: %w", context.Canceled)), want: OutcomeCancelled, infra: true},
 		{name: "other", res: errRes(errors.New("test spec: bad base_commit")), want: OutcomeError},
 	} {

@@ -42,7 +42,7 @@ func TestLostSandboxIsRetriedWithinTheBound(t *testing.T) {
 			restore := swebench.SetLostHook(func(id string, retry int) error {
 				calls[id]++ // one worker: no concurrent calls
 				if retry < tc.lose[id] {
-					return &sandbox.PodLostError{Pod: "pod-" + id, Node: "node-x", Reason: "NodeUnreachable", Detail: "injected"}
+					return &sandbox.LostError{Sandbox: "pod-" + id, Node: "node-x", Reason: "NodeUnreachable", Detail: "injected"}
 				}
 				return nil
 			})

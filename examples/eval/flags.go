@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
@@ -44,6 +44,7 @@ type runOptions struct {
 	DockerHosts    []string
 	Kubeconfig     string
 	KubeNamespace  string
+	KubeNodeGrace  int // seconds; 0: the backend's default
 	KeepWorkspaces bool
 	ShareObjects   bool
 	Runtime        string
@@ -82,7 +83,7 @@ func defaultRunOptions() runOptions {
 		CacheLevel:       "env",
 		OpenFileLimit:    4096,
 		LogDir:           swebench.DefaultLogDir,
-		KubeNamespace:    sandbox.DefaultKubeNamespace,
+		KubeNamespace:    kube.DefaultNamespace,
 	}
 }
 
@@ -159,6 +160,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Kubeconfig) }},
 	{names: []string{"kube_namespace"}, arg: "NS", swebox: true, usage: "with --kubeconfig: the namespace the pods run in (it must exist)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.KubeNamespace) }},
+	{names: []string{"kube_node_grace"}, arg: "SECONDS", swebox: true, usage: "with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost; default 50, the controller's default",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.KubeNodeGrace) }},
 	{names: []string{"lost_retries"}, arg: "N", swebox: true, usage: "evaluate an instance again, from scratch on a new sandbox, up to N times when the cluster loses its sandbox (pod evicted or deleted, node lost); past them it is sandbox_lost, never a verdict; 0 for none",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.LostRetries) }},
 	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
@@ -293,6 +296,10 @@ func (o *runOptions) validate() error {
 		return usagef("--kubeconfig and --docker_host choose different engines; give one")
 	case o.set["kube_namespace"] && o.Kubeconfig == "":
 		return usagef("--kube_namespace applies to Kubernetes, chosen by --kubeconfig")
+	case o.set["kube_node_grace"] && o.Kubeconfig == "":
+		return usagef("--kube_node_grace applies to Kubernetes, chosen by --kubeconfig")
+	case o.KubeNodeGrace < 0:
+		return usagef("--kube_node_grace must be 0 or more seconds, got %d", o.KubeNodeGrace)
 	case o.KubeNamespace == "":
 		return usagef("--kube_namespace must not be empty")
 	}

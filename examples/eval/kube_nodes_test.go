@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/grade"
@@ -36,7 +37,7 @@ import (
 // CI) when it has fewer.
 func twoNodes(t *testing.T) []string {
 	t.Helper()
-	nodes := testenv.ReadyNodes(t)
+	nodes := kubetest.ReadyNodes(t)
 	if len(nodes) < 2 {
 		cienv.Skip(t, "the test cluster has %d Ready nodes (%v); these tests need 2 (scripts/k8s-local.sh up --nodes 2)", len(nodes), nodes)
 	}
@@ -111,7 +112,7 @@ type podWatch struct {
 
 func watchRunPods(t *testing.T, runID string) *podWatch {
 	t.Helper()
-	cs := testenv.KubeClientset(t)
+	cs := kubetest.Clientset(t)
 	pw := &podWatch{pods: map[string]*seenPod{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -122,7 +123,7 @@ func watchRunPods(t *testing.T, runID string) *podWatch {
 		defer close(done)
 		first := true
 		for ctx.Err() == nil {
-			w, err := cs.CoreV1().Pods(testenv.KubeNamespace).Watch(ctx, metav1.ListOptions{LabelSelector: sel})
+			w, err := cs.CoreV1().Pods(kubetest.Namespace).Watch(ctx, metav1.ListOptions{LabelSelector: sel})
 			if first {
 				close(started)
 				first = false
@@ -245,7 +246,7 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 	const victimN, victim = "2", "swebox-node2"
 	nodes := twoNodes(t)
 	require.Contains(t, nodes, victim)
-	testenv.K8sLocalScript(t)
+	kubetest.Script(t)
 	ds, preds, repos, want := demo16(t)
 	runID := "kube-lost-" + testenv.Session(t)
 	pw := watchRunPods(t, runID)
@@ -254,7 +255,7 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 	stopped := false
 	t.Cleanup(func() {
 		if stopped {
-			out, err := testenv.RunK8sLocal(t, "kubelet", "start", victimN)
+			out, err := kubetest.RunScript(t, "kubelet", "start", victimN)
 			assert.NoError(t, err, out)
 		}
 	})
@@ -291,7 +292,7 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 		}
 	}
 	stopped = true
-	testenv.RunK8sLocalT(t, "kubelet", "stop", victimN)
+	kubetest.RunScriptT(t, "kubelet", "stop", victimN)
 	stopAt := time.Now()
 	atStop := pw.snapshot()
 	t.Logf("kubelet of %s stopped at %s", victim, stopAt.UTC().Format("15:04:05.000"))
@@ -349,17 +350,17 @@ func TestKubeNodeLostMidRun(t *testing.T) {
 	}
 
 	// The kubelet comes back and removes what the API server deleted.
-	testenv.RunK8sLocalT(t, "kubelet", "start", victimN)
+	kubetest.RunScriptT(t, "kubelet", "start", victimN)
 	stopped = false
 	assert.Zero(t, runPods(t, runID), "the run left pods in the API")
 	var listErr error
 	gone := assert.Eventually(t, func() bool {
-		running, err := testenv.RunK8sLocal(t, "running", victimN)
+		running, err := kubetest.RunScript(t, "running", victimN)
 		if listErr = err; err != nil {
 			return false
 		}
 		for _, line := range strings.Fields(running) {
-			if victimPods[strings.TrimPrefix(line, testenv.KubeNamespace+"/")] {
+			if victimPods[strings.TrimPrefix(line, kubetest.Namespace+"/")] {
 				return false
 			}
 		}

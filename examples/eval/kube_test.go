@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -24,9 +25,9 @@ import (
 // namespace that exists.
 func kubeArgs(t *testing.T) []string {
 	t.Helper()
-	cfg := testenv.Kubeconfig(t)
-	testenv.EnsureNamespace(t, testenv.KubeClientset(t), testenv.KubeNamespace)
-	return []string{"--kubeconfig", cfg, "--kube_namespace", testenv.KubeNamespace}
+	cfg := kubetest.Kubeconfig(t)
+	kubetest.EnsureNamespace(t, kubetest.Clientset(t), kubetest.Namespace)
+	return []string{"--kubeconfig", cfg, "--kube_namespace", kubetest.Namespace}
 }
 
 // runPods counts the pods of a run still in the test namespace.
@@ -38,7 +39,7 @@ func runPods(t *testing.T, runID string) int {
 // countPods counts the pods in the test namespace that match selector.
 func countPods(t *testing.T, selector string) int {
 	t.Helper()
-	pods, err := testenv.KubeClientset(t).CoreV1().Pods(testenv.KubeNamespace).List(context.Background(),
+	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
 		metav1.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
 	return len(pods.Items)
@@ -133,7 +134,7 @@ func TestKubeImageMissing(t *testing.T) {
 func TestKubePrune(t *testing.T) {
 	args := kubeArgs(t)
 	runID := "kube-prune-" + testenv.Session(t)
-	c := testenv.KubeClient(t)
+	c := kubetest.Client(t)
 	img := os.Getenv("SWEBOX_TEST_IMAGE")
 	if img == "" {
 		img = swebench.DefaultImage

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
@@ -178,7 +179,7 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 	cfg := runConfig(o)
 	cfg.Dataset, cfg.Predictions, cfg.InstanceIDs, cfg.Logger, cfg.Progress = rows, preds, ids, logger, prog.event
 	if !o.RewriteReports {
-		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace}, logger)
+		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second}, logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -322,6 +323,7 @@ func loadPredictions(o runOptions, rows []dataset.Instance, ids []string) ([]dat
 type engines struct {
 	Hosts                     []string
 	Kubeconfig, KubeNamespace string
+	KubeNodeGrace             time.Duration // 0: the backend's default
 }
 
 // newClients makes one sandbox client for the cluster, or one per Docker
@@ -332,7 +334,15 @@ func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
 		opts = append(opts, sandbox.WithLogger(logger))
 	}
 	if eng.Kubeconfig != "" {
-		c, err := sandbox.New(append(opts, sandbox.WithKubernetes(eng.Kubeconfig, eng.KubeNamespace))...)
+		kopts := []kube.Option{kube.WithNamespace(eng.KubeNamespace)}
+		if eng.KubeNodeGrace > 0 {
+			kopts = append(kopts, kube.WithNodeGrace(eng.KubeNodeGrace))
+		}
+		b, err := kube.New(eng.Kubeconfig, kopts...)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes: %w", err)
+		}
+		c, err := sandbox.New(append(opts, sandbox.WithBackend(b))...)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebox/swebox/internal/atomicfile"
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -234,7 +235,7 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Var(&hosts, "docker_host", "engine to clean; repeatable; default DOCKER_HOST")
 	var kubeconfig, kubeNS string
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "clean the pods of the Kubernetes cluster this kubeconfig file describes instead")
-	fs.StringVar(&kubeNS, "kube_namespace", sandbox.DefaultKubeNamespace, "with --kubeconfig: the namespace of the pods")
+	fs.StringVar(&kubeNS, "kube_namespace", kube.DefaultNamespace, "with --kubeconfig: the namespace of the pods")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE [--kube_namespace NS]]\n\n"+
 			"Removes containers, volumes and networks (pods on Kubernetes) labelled by swebox (label "+swebench.LabelRun+"=ID for a run).")

@@ -3,7 +3,7 @@
 // nothing of SWE-bench; swebench reaches Docker only through sandbox; the
 // harness vocabulary (swebench/harness) is a leaf that the SWE-bench
 // packages import, and none of its facts is spelled anywhere else; agent and
-// its parts know nothing of SWE-bench.
+// its parts know nothing of SWE-bench; only sandbox/kube links Kubernetes.
 package archtest
 
 import (
@@ -98,4 +98,36 @@ func TestAgentPartsPointOneWay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOnlyTheKubernetesBackendLinksKubernetes: importing sandbox, swebench,
+// agent or pytestparse (or any of their packages but sandbox/kube) links no
+// k8s.io package, so that a program that offers no --kubeconfig compiles
+// without client-go. Only sandbox/kube and the programs that offer
+// --kubeconfig (and internal/kubetest, for tests) link it.
+func TestOnlyTheKubernetesBackendLinksKubernetes(t *testing.T) {
+	kube := module + "/sandbox/kube"
+	checked := 0
+	for _, pattern := range []string{"sandbox/...", "swebench/...", "agent/...", "pytestparse/...", "examples/mcp"} {
+		for pkg, deps := range goList(t, pattern, true) {
+			if pkg == kube {
+				continue
+			}
+			checked++
+			for _, d := range deps {
+				assert.False(t, strings.HasPrefix(d, "k8s.io/") || d == kube, "%s depends on %s", pkg, d)
+			}
+		}
+	}
+	assert.Greater(t, checked, 10, "the patterns matched the module's packages")
+	// The rule has teeth: the backend itself does link client-go.
+	deps := goList(t, "sandbox/kube", true)[kube]
+	assert.Contains(t, deps, "k8s.io/client-go/kubernetes")
+}
+
+// TestBackendSeamIsInternal: the contract a backend implements lives in an
+// internal package, so no package outside the module can implement one.
+func TestBackendSeamIsInternal(t *testing.T) {
+	imports := goList(t, "sandbox/kube", false)[module+"/sandbox/kube"]
+	assert.Contains(t, imports, module+"/sandbox/internal/seam")
 }

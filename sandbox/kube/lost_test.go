@@ -1,7 +1,9 @@
-package sandbox
+package kube
 
 import (
 	"errors"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"testing"
 	"time"
 
@@ -44,12 +46,12 @@ func TestPodLossReadsThePod(t *testing.T) {
 			}
 			require.NotNil(t, l)
 			assert.Equal(t, tc.want, l.Reason)
-			assert.Equal(t, "p1", l.Pod)
+			assert.Equal(t, "p1", l.Sandbox)
 			assert.Equal(t, "n1", l.Node)
 			var err error = l
-			assert.True(t, errors.Is(err, ErrSandboxLost) && errors.Is(err, ErrNotRunning))
+			assert.True(t, errors.Is(err, sandbox.ErrSandboxLost) && errors.Is(err, sandbox.ErrNotRunning))
 			_, lostState := podState(p)
-			assert.ErrorIs(t, lostState, ErrSandboxLost, "podState reports the loss too")
+			assert.ErrorIs(t, lostState, sandbox.ErrSandboxLost, "podState reports the loss too")
 		})
 	}
 }
@@ -77,13 +79,13 @@ func TestNodeLossReadsTheNode(t *testing.T) {
 				return
 			}
 			require.NotNil(t, l)
-			assert.Equal(t, PodLostError{Pod: "p1", Node: "n1", Reason: tc.want, Detail: l.Detail}, *l)
+			assert.Equal(t, sandbox.LostError{Sandbox: "p1", Node: "n1", Reason: tc.want, Detail: l.Detail}, *l)
 		})
 	}
 }
 
 func TestAvoidNodesPrefersOthers(t *testing.T) {
-	pod, err := podFor(Spec{Image: "img"}.withDefaults(), keepalive, nil, corev1.PullNever)
+	pod, err := podFor(defaults(t, sandbox.Spec{Image: "img"}), seam.Keepalive, nil, corev1.PullNever)
 	require.NoError(t, err)
 	avoidNodes(pod, nil)
 	assert.Nil(t, pod.Spec.Affinity, "no lost node, no affinity")
@@ -94,12 +96,12 @@ func TestAvoidNodesPrefersOthers(t *testing.T) {
 	assert.Nil(t, pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, "a preference, never a rule")
 }
 
-func TestWithKubeNodeGrace(t *testing.T) {
-	var c config
-	require.NoError(t, WithKubeNodeGrace(20*time.Second)(&c))
-	assert.Equal(t, 20*time.Second, c.kube.nodeGrace)
-	assert.Error(t, WithKubeNodeGrace(0)(&c), "a grace period must be positive")
-	k := &kubeBackend{}
+func TestWithNodeGrace(t *testing.T) {
+	var o options
+	require.NoError(t, WithNodeGrace(20*time.Second)(&o))
+	assert.Equal(t, 20*time.Second, o.nodeGrace)
+	assert.Error(t, WithNodeGrace(0)(&o), "a grace period must be positive")
+	k := &Backend{}
 	assert.Equal(t, DefaultNodeGrace, k.nodeGraceOr(), "the controller manager's default")
 	k.nodeGrace = 20 * time.Second
 	assert.Equal(t, 20*time.Second, k.nodeGraceOr())

@@ -1,7 +1,9 @@
-package sandbox
+package kube
 
 import (
 	"fmt"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"path"
 	"slices"
 	"sort"
@@ -20,9 +22,9 @@ const (
 	// NetworkPolicy isolates, and "open" on pods whose spec relaxes the
 	// network.
 	LabelNetwork = "swebox.network"
-	// DefaultKubeNamespace is the namespace sandboxes run in unless
+	// DefaultNamespace is the namespace sandboxes run in unless
 	// WithKubernetes names another.
-	DefaultKubeNamespace = "swebox"
+	DefaultNamespace = "swebox"
 	// DefaultPodDeadline is a sandbox pod's wall-clock cap
 	// (activeDeadlineSeconds): past it the kubelet kills the pod.
 	DefaultPodDeadline = 12 * time.Hour
@@ -42,9 +44,9 @@ const (
 // default maps to a field; what has no field (pids, open files, file size)
 // is enforced as described where it is applied.
 //
-//   - user: runAsUser/runAsGroup/fsGroup, runAsNonRoot unless Relax.Root
+//   - User: runAsUser/runAsGroup/fsGroup, runAsNonRoot unless sandbox.Relax.Root
 //   - read-only root: readOnlyRootFilesystem
-//   - capabilities: drop ALL, add Relax.CapAdd
+//   - capabilities: drop ALL, add sandbox.Relax.CapAdd
 //   - no-new-privileges: allowPrivilegeEscalation false
 //   - seccomp: RuntimeDefault
 //   - memory and CPU: limits (requests are smaller, see DefaultCPURequest)
@@ -59,8 +61,8 @@ const (
 //   - a volume filled from the image: an emptyDir that an init container of
 //     the image fills (seedScript), with the same context, resources and
 //     read-only root, plus seedCaps when it runs as root
-func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPolicy) (*corev1.Pod, error) {
-	uid, gid, _ := parseUser(s.User)
+func podFor(s sandbox.Spec, cmd []string, labels map[string]string, pull corev1.PullPolicy) (*corev1.Pod, error) {
+	uid, gid, _ := seam.ParseUser(s.User)
 	l := s.Limits
 	no, yes := false, true
 	u, g := int64(uid), int64(gid)
@@ -81,7 +83,7 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 	cpuReq := resource.NewMilliQuantity(min(l.NanoCPUs/1e6, DefaultCPURequest), resource.DecimalSI)
 	tmpSize := resource.NewQuantity(l.TmpSize, resource.BinarySI)
 
-	env := []corev1.EnvVar{{Name: "HOME", Value: HomeDir}}
+	env := []corev1.EnvVar{{Name: "HOME", Value: sandbox.HomeDir}}
 	keys := make([]string, 0, len(s.Env))
 	for k := range s.Env {
 		keys = append(keys, k)
@@ -116,7 +118,7 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 		}}
 	}
 	vols := []corev1.Volume{memDir("tmp", tmpSize), memDir("home", tmpSize)}
-	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}, {Name: "home", MountPath: HomeDir}}
+	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}, {Name: "home", MountPath: sandbox.HomeDir}}
 	if s.Workspace != "" {
 		// The host directory is copied in after the pod starts: a cluster's
 		// nodes do not share the caller's filesystem.
@@ -136,7 +138,7 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 			vols = append(vols, memDir(name, resource.NewQuantity(size, resource.BinarySI)))
 		case "volume":
 			if m.Source != "" {
-				return nil, &SpecError{Field: field + ".Source", Reason: "named volumes are not supported on Kubernetes; leave Source empty for a volume filled from the image"}
+				return nil, &sandbox.SpecError{Field: field + ".Source", Reason: "named volumes are not supported on Kubernetes; leave Source empty for a volume filled from the image"}
 			}
 			// An anonymous volume filled from the image, as Docker does: an
 			// emptyDir that an init container of the same image seeds.
@@ -154,7 +156,7 @@ func podFor(s Spec, cmd []string, labels map[string]string, pull corev1.PullPoli
 				VolumeMounts:             []corev1.VolumeMount{{Name: name, MountPath: kubeSeedMount}},
 			})
 		default:
-			return nil, &SpecError{Field: field + ".Type", Reason: "bind mounts need the caller's filesystem, which a cluster's nodes do not share; copy files in with CopyIn"}
+			return nil, &sandbox.SpecError{Field: field + ".Type", Reason: "bind mounts need the caller's filesystem, which a cluster's nodes do not share; copy files in with CopyIn"}
 		}
 		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: path.Clean(m.Target), ReadOnly: m.ReadOnly})
 	}

@@ -1,9 +1,11 @@
-package sandbox
+package kube
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
 	"log/slog"
 	"net"
@@ -89,18 +91,19 @@ func (e *PodError) Error() string {
 	return fmt.Sprintf("%s: %s: %s", msg, e.Reason, e.Detail)
 }
 
-// Unwrap marks an image the node lacks as ErrImageNotFound and a pod that
-// stopped as ErrNotRunning.
+// Unwrap marks an image the node lacks as sandbox.ErrImageNotFound and a pod that
+// stopped as sandbox.ErrNotRunning.
 func (e *PodError) Unwrap() error {
 	switch e.Reason {
 	case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
-		return ErrImageNotFound
+		return sandbox.ErrImageNotFound
 	}
-	return ErrNotRunning
+	return sandbox.ErrNotRunning
 }
 
-// kubeBackend runs sandboxes as pods in one namespace.
-type kubeBackend struct {
+// Backend runs sandboxes as pods in one namespace. It implements
+// sandbox.Backend; its methods are called by package sandbox.
+type Backend struct {
 	cs      kubernetes.Interface
 	rc      *rest.Config
 	ns      string
@@ -116,6 +119,8 @@ type kubeBackend struct {
 
 	loss      lossKeeper
 	nodeGrace time.Duration // the cluster's node-monitor-grace-period; 0: DefaultNodeGrace
+
+	env seam.Env[sandbox.Spec] // set by Bind
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -123,34 +128,62 @@ type kubeBackend struct {
 // must not print. It changes klog for the whole process, once.
 var quietKlog sync.Once
 
-func newKubeBackend(kubeconfig, namespace string, log *slog.Logger) (*kubeBackend, error) {
+// New returns a backend that runs sandboxes as Pods of the cluster that the
+// kubeconfig file describes; give it to sandbox.New with sandbox.WithBackend.
+// It reads the kubeconfig but does not contact the cluster; the first call
+// that needs it does.
+//
+// Before the first sandbox without a network runs, the client proves from
+// inside probe pods that the namespace's default-deny NetworkPolicy holds on
+// every Ready node, and refuses with an *IsolationError when it does not
+// (see WithUnprovenNetworkPolicy).
+func New(kubeconfig string, opts ...Option) (*Backend, error) {
+	if kubeconfig == "" {
+		return nil, errors.New("kube: empty kubeconfig path")
+	}
+	cfg := options{namespace: DefaultNamespace}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, fmt.Errorf("kube: %w", err)
+		}
+	}
 	quietKlog.Do(func() {
 		klog.SetLogger(logr.Discard())
 	})
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+		return nil, fmt.Errorf("kube: load kubeconfig %s: %w", kubeconfig, err)
 	}
 	rc.QPS, rc.Burst = 50, 100
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes client: %w", err)
+		return nil, fmt.Errorf("kube: kubernetes client: %w", err)
 	}
-	if namespace == "" {
-		namespace = DefaultKubeNamespace
-	}
-	return &kubeBackend{cs: cs, rc: rc, ns: namespace, log: log, pull: corev1.PullIfNotPresent, proven: map[string]bool{}, pods: map[string]*podInfo{}}, nil
+	return &Backend{
+		cs: cs, rc: rc, ns: cfg.namespace, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
+		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace,
+		proven: map[string]bool{}, pods: map[string]*podInfo{},
+	}, nil
 }
 
-func (k *kubeBackend) apiErr(op string, err error) error {
+// Bind receives what package sandbox lends the backend; sandbox.New calls
+// it.
+func (k *Backend) Bind(env seam.Env[sandbox.Spec]) {
+	k.env = env
+	if env.Log != nil {
+		k.log = env.Log
+	}
+}
+
+func (k *Backend) apiErr(op string, err error) error {
 	return &ClusterError{Host: k.rc.Host, Op: op, Err: err}
 }
 
 // ensurePolicy creates the namespace's default-deny NetworkPolicy for pods
 // labelled swebox.network=none, if it is missing.
-func (k *kubeBackend) ensurePolicy(ctx context.Context, labels map[string]string) error {
+func (k *Backend) ensurePolicy(ctx context.Context, labels map[string]string) error {
 	np := &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{LabelManaged: labels[LabelManaged]}},
+		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{sandbox.LabelManaged: labels[sandbox.LabelManaged]}},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNetwork: "none"}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
@@ -194,7 +227,7 @@ exit 1`
 // policy cannot reach the API server's address while a control pod without
 // it can. It returns an *IsolationError when the policy pod got through.
 // The probe runs image, which must have python3 or bash.
-func (k *kubeBackend) proveIsolation(ctx context.Context, image string, labels map[string]string) error {
+func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[string]string) error {
 	if k.trustNP {
 		return nil
 	}
@@ -267,9 +300,9 @@ func apiHostPort(host string) (string, string, error) {
 }
 
 // probeNode runs the deny probe and its control on one node.
-func (k *kubeBackend) probeNode(ctx context.Context, node, image, host, port string, labels map[string]string) error {
+func (k *Backend) probeNode(ctx context.Context, node, image, host, port string, labels map[string]string) error {
 	run := func(want string) (string, error) {
-		s := Spec{Image: image}.withDefaults()
+		s := k.env.Defaults(sandbox.Spec{Image: image})
 		if want == "allow" {
 			s.Relax.Network = "pod"
 		}
@@ -333,8 +366,8 @@ func ptr[T any](v T) *T { return &v }
 // createPod creates pod in the namespace and, when running is true, waits
 // until its sandbox container runs. A pod that cannot start is deleted and
 // reported as a *PodError.
-func (k *kubeBackend) createPod(ctx context.Context, pod *corev1.Pod, running bool) (string, error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+func (k *Backend) createPod(ctx context.Context, pod *corev1.Pod, running bool) (string, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seam.TeardownTimeout)
 	defer cancel()
 	created, err := k.cs.CoreV1().Pods(k.ns).Create(cctx, pod, metav1.CreateOptions{})
 	if err != nil {
@@ -397,12 +430,12 @@ func podState(p *corev1.Pod) (ok bool, err error) {
 }
 
 // waitRunning waits until the pod's sandbox container runs.
-func (k *kubeBackend) waitRunning(ctx context.Context, name string) error {
+func (k *Backend) waitRunning(ctx context.Context, name string) error {
 	return k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) { return podState(p) })
 }
 
 // waitDone waits until the pod has succeeded or failed.
-func (k *kubeBackend) waitDone(ctx context.Context, name string) (*corev1.Pod, error) {
+func (k *Backend) waitDone(ctx context.Context, name string) (*corev1.Pod, error) {
 	var last *corev1.Pod
 	err := k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) {
 		last = p
@@ -421,8 +454,8 @@ func (k *kubeBackend) waitDone(ctx context.Context, name string) (*corev1.Pod, e
 
 // waitPod watches the pod until cond says done or fails. A pod that the
 // cluster loses meanwhile (deleted by someone else, its node NotReady or
-// gone) ends the wait with a *PodLostError within about lossPoll.
-func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev1.Pod) (bool, error)) error {
+// gone) ends the wait with a *sandbox.LostError within about lossPoll.
+func (k *Backend) waitPod(ctx context.Context, name string, cond func(*corev1.Pod) (bool, error)) error {
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	t := time.NewTicker(lossPoll)
 	defer t.Stop()
@@ -430,14 +463,14 @@ func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev
 	see := func(p *corev1.Pod) (bool, error) {
 		node = p.Spec.NodeName
 		done, err := cond(p)
-		var l *PodLostError
+		var l *sandbox.LostError
 		if errors.As(err, &l) {
 			return true, k.lost(ctx, l)
 		}
 		return done || err != nil, err
 	}
 	deleted := func() error {
-		return k.lost(ctx, &PodLostError{Pod: name, Node: node, Reason: "Deleted", Detail: "the pod was deleted"})
+		return k.lost(ctx, &sandbox.LostError{Sandbox: name, Node: node, Reason: "Deleted", Detail: "the pod was deleted"})
 	}
 	for {
 		list, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
@@ -474,7 +507,7 @@ func (k *kubeBackend) waitPod(ctx context.Context, name string, cond func(*corev
 // watchPod reads one watch of a pod until see says done, the pod is
 // deleted, or the watch ends (done false); on each tick it checks the
 // pod's node.
-func (k *kubeBackend) watchPod(ctx context.Context, name string, w watch.Interface, see func(*corev1.Pod) (bool, error), deleted func() error, tick <-chan time.Time, node *string) (bool, error) {
+func (k *Backend) watchPod(ctx context.Context, name string, w watch.Interface, see func(*corev1.Pod) (bool, error), deleted func() error, tick <-chan time.Time, node *string) (bool, error) {
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
@@ -498,7 +531,7 @@ func (k *kubeBackend) watchPod(ctx context.Context, name string, w watch.Interfa
 				continue // the watch shows whether the API server is gone
 			}
 			if !found {
-				return true, k.lost(ctx, &PodLostError{Pod: name, Node: *node, Reason: "NodeGone", Detail: "the node was removed from the cluster"})
+				return true, k.lost(ctx, &sandbox.LostError{Sandbox: name, Node: *node, Reason: "NodeGone", Detail: "the node was removed from the cluster"})
 			}
 			if l := nodeLoss(name, n); l != nil {
 				return true, k.lost(ctx, l)
@@ -507,7 +540,7 @@ func (k *kubeBackend) watchPod(ctx context.Context, name string, w watch.Interfa
 	}
 }
 
-func (k *kubeBackend) podLogs(ctx context.Context, name string) (string, error) {
+func (k *Backend) podLogs(ctx context.Context, name string) (string, error) {
 	b, err := k.cs.CoreV1().Pods(k.ns).GetLogs(name, &corev1.PodLogOptions{Container: kubeContainer}).DoRaw(ctx)
 	if err != nil {
 		return "", k.apiErr("read pod logs", err)
@@ -517,8 +550,8 @@ func (k *kubeBackend) podLogs(ctx context.Context, name string) (string, error) 
 
 // deletePod deletes a pod at once; a pod already gone is fine. It runs on
 // its own short context.
-func (k *kubeBackend) deletePod(ctx context.Context, name string) error {
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+func (k *Backend) deletePod(ctx context.Context, name string) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seam.TeardownTimeout)
 	defer cancel()
 	err := k.cs.CoreV1().Pods(k.ns).Delete(dctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -530,7 +563,7 @@ func (k *kubeBackend) deletePod(ctx context.Context, name string) error {
 // exec runs cmd in the pod's sandbox container through the API server
 // (WebSocket, falling back to SPDY). A non-zero exit is returned as the
 // code, not as an error.
-func (k *kubeBackend) execStream(ctx context.Context, pod string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func (k *Backend) execStream(ctx context.Context, pod string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	req := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(k.ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
 			Container: kubeContainer, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
@@ -570,13 +603,13 @@ func (k *kubeBackend) execStream(ctx context.Context, pod string, cmd []string, 
 }
 
 // execErr explains a failed exec: a pod that stopped or vanished is
-// ErrNotRunning, anything else a cluster error.
-func (k *kubeBackend) execErr(pod string, err error) error {
+// sandbox.ErrNotRunning, anything else a cluster error.
+func (k *Backend) execErr(pod string, err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, gerr := k.cs.CoreV1().Pods(k.ns).Get(ctx, pod, metav1.GetOptions{})
 	if apierrors.IsNotFound(gerr) {
-		return fmt.Errorf("%w: pod %s is gone: %w", ErrNotRunning, pod, err)
+		return fmt.Errorf("%w: pod %s is gone: %w", sandbox.ErrNotRunning, pod, err)
 	}
 	if gerr == nil {
 		if ok, perr := podState(p); !ok && perr != nil {
@@ -606,7 +639,7 @@ const ackPrefix = "swebox-ack:"
 
 // wrap returns the argv that runs cmd under execWrapper with the spec's
 // limits and the working directory wd ("" keeps the pod's).
-func wrap(s Spec, wd string, ack bool, cmd []string) []string {
+func wrap(s sandbox.Spec, wd string, ack bool, cmd []string) []string {
 	blocks := max(s.Limits.FileSize/512, 1) // sh's ulimit -f counts 512-byte blocks
 	a := ""
 	if ack {

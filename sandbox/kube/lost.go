@@ -1,9 +1,9 @@
-package sandbox
+package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"github.com/swebox/swebox/sandbox"
 	"sort"
 	"sync"
 	"time"
@@ -13,53 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ErrSandboxLost: the cluster lost the sandbox's pod (evicted, preempted,
-// deleted by someone else, or its node stopped answering), through no fault
-// of what ran in it. A new sandbox on another node may do the work.
-var ErrSandboxLost = errors.New("sandbox lost")
-
-// PodLostError reports a sandbox pod that the cluster lost. It matches
-// ErrSandboxLost and ErrNotRunning.
-type PodLostError struct {
-	Pod  string
-	Node string // "" when the pod had no node yet
-	// Reason is one of: "Evicted", "Deleted", "NodeNotReady",
-	// "NodeUnreachable", "NodeGone", "KubeletUnreachable", or the reason
-	// of the pod's DisruptionTarget condition ("PreemptionByScheduler",
-	// "EvictionByEvictionAPI", "DeletionByTaintManager", ...) or of its
-	// failure ("Preempting", "Terminated", ...).
-	Reason string
-	Detail string
-}
-
-func (e *PodLostError) Error() string {
-	msg := "pod " + e.Pod
-	if e.Node != "" {
-		msg += " on node " + e.Node
-	}
-	return fmt.Sprintf("%s lost: %s: %s", msg, e.Reason, e.Detail)
-}
-
-func (e *PodLostError) Unwrap() []error { return []error{ErrSandboxLost, ErrNotRunning} }
-
 // DefaultNodeGrace is the node-monitor-grace-period of kube-controller-manager
 // by default: how long a node whose kubelet went silent stays Ready.
 const DefaultNodeGrace = 50 * time.Second
-
-// WithKubeNodeGrace tells the client the cluster's node-monitor-grace-period.
-// A command whose stream broke while its pod's node still shows Ready waits
-// at most this plus 15 s for the node to turn NotReady; a kubelet that
-// still does not answer then counts as lost too (reason
-// "KubeletUnreachable"). Default DefaultNodeGrace.
-func WithKubeNodeGrace(d time.Duration) Option {
-	return func(c *config) error {
-		if d <= 0 {
-			return fmt.Errorf("WithKubeNodeGrace: %s is not positive", d)
-		}
-		c.kube.nodeGrace = d
-		return nil
-	}
-}
 
 // Timing of loss detection.
 const (
@@ -85,7 +41,7 @@ type lossKeeper struct {
 
 // node returns the named node from a node list at most lossPoll old; found
 // is false when the cluster has no such node.
-func (k *kubeBackend) node(ctx context.Context, name string) (n *corev1.Node, found bool, err error) {
+func (k *Backend) node(ctx context.Context, name string) (n *corev1.Node, found bool, err error) {
 	lk := &k.loss
 	lk.mu.Lock()
 	defer lk.mu.Unlock()
@@ -107,7 +63,7 @@ func (k *kubeBackend) node(ctx context.Context, name string) (n *corev1.Node, fo
 // markLost records that node lost a pod and deletes the pod at once (grace
 // 0): on a node whose kubelet is gone nothing else would remove it for
 // minutes.
-func (k *kubeBackend) markLost(ctx context.Context, l *PodLostError) {
+func (k *Backend) markLost(ctx context.Context, l *sandbox.LostError) {
 	if l.Node != "" {
 		k.loss.mu.Lock()
 		if k.loss.lost == nil {
@@ -117,14 +73,14 @@ func (k *kubeBackend) markLost(ctx context.Context, l *PodLostError) {
 		k.loss.nodes = nil // read the nodes afresh next time
 		k.loss.mu.Unlock()
 	}
-	if err := k.deletePod(ctx, l.Pod); err != nil {
-		k.log.Debug("delete lost pod", "pod", l.Pod, "err", err)
+	if err := k.deletePod(ctx, l.Sandbox); err != nil {
+		k.log.Debug("delete lost pod", "pod", l.Sandbox, "err", err)
 	}
-	k.log.Debug("sandbox pod lost", "pod", l.Pod, "node", l.Node, "reason", l.Reason)
+	k.log.Debug("sandbox pod lost", "pod", l.Sandbox, "node", l.Node, "reason", l.Reason)
 }
 
 // lostNodes lists the nodes that lost a pod of this client recently.
-func (k *kubeBackend) lostNodes() []string {
+func (k *Backend) lostNodes() []string {
 	k.loss.mu.Lock()
 	defer k.loss.mu.Unlock()
 	var out []string
@@ -169,9 +125,9 @@ var lostPodReasons = map[string]bool{
 // podLoss reports whether the pod object itself says the cluster took the
 // pod away: being deleted, a DisruptionTarget condition, or a failure for
 // a reason of the node.
-func podLoss(p *corev1.Pod) *PodLostError {
-	lost := func(reason, detail string) *PodLostError {
-		return &PodLostError{Pod: p.Name, Node: p.Spec.NodeName, Reason: reason, Detail: detail}
+func podLoss(p *corev1.Pod) *sandbox.LostError {
+	lost := func(reason, detail string) *sandbox.LostError {
+		return &sandbox.LostError{Sandbox: p.Name, Node: p.Spec.NodeName, Reason: reason, Detail: detail}
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
@@ -189,9 +145,9 @@ func podLoss(p *corev1.Pod) *PodLostError {
 
 // nodeLoss reports a node that no longer runs pods: not Ready, or tainted
 // as unreachable or not ready.
-func nodeLoss(pod string, n *corev1.Node) *PodLostError {
-	lost := func(reason, detail string) *PodLostError {
-		return &PodLostError{Pod: pod, Node: n.Name, Reason: reason, Detail: detail}
+func nodeLoss(pod string, n *corev1.Node) *sandbox.LostError {
+	lost := func(reason, detail string) *sandbox.LostError {
+		return &sandbox.LostError{Sandbox: pod, Node: n.Name, Reason: reason, Detail: detail}
 	}
 	for _, c := range n.Status.Conditions {
 		if c.Type != corev1.NodeReady {
@@ -212,19 +168,19 @@ func nodeLoss(pod string, n *corev1.Node) *PodLostError {
 	return nil
 }
 
-// checkLost reads the pod and its node: a *PodLostError when the cluster
+// checkLost reads the pod and its node: a *sandbox.LostError when the cluster
 // lost the pod, nil when it has not, or an error when the API server did
 // not answer.
-func (k *kubeBackend) checkLost(ctx context.Context, name string) (*PodLostError, error) {
+func (k *Backend) checkLost(ctx context.Context, name string) (*sandbox.LostError, error) {
 	_, l, err := k.readLoss(ctx, name)
 	return l, err
 }
 
 // readLoss is checkLost that also returns the pod read (nil when gone).
-func (k *kubeBackend) readLoss(ctx context.Context, name string) (*corev1.Pod, *PodLostError, error) {
+func (k *Backend) readLoss(ctx context.Context, name string) (*corev1.Pod, *sandbox.LostError, error) {
 	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, &PodLostError{Pod: name, Reason: "Deleted", Detail: "the pod was deleted"}, nil
+		return nil, &sandbox.LostError{Sandbox: name, Reason: "Deleted", Detail: "the pod was deleted"}, nil
 	}
 	if err != nil {
 		return nil, nil, k.apiErr("read pod", err)
@@ -234,7 +190,7 @@ func (k *kubeBackend) readLoss(ctx context.Context, name string) (*corev1.Pod, *
 }
 
 // podOrNodeLoss is checkLost for a pod already read.
-func (k *kubeBackend) podOrNodeLoss(ctx context.Context, p *corev1.Pod) (*PodLostError, error) {
+func (k *Backend) podOrNodeLoss(ctx context.Context, p *corev1.Pod) (*sandbox.LostError, error) {
 	if l := podLoss(p); l != nil {
 		return l, nil
 	}
@@ -246,7 +202,7 @@ func (k *kubeBackend) podOrNodeLoss(ctx context.Context, p *corev1.Pod) (*PodLos
 		return nil, err
 	}
 	if !found {
-		return &PodLostError{Pod: p.Name, Node: p.Spec.NodeName, Reason: "NodeGone", Detail: "the node was removed from the cluster"}, nil
+		return &sandbox.LostError{Sandbox: p.Name, Node: p.Spec.NodeName, Reason: "NodeGone", Detail: "the node was removed from the cluster"}, nil
 	}
 	return nodeLoss(p.Name, n), nil
 }
@@ -254,7 +210,7 @@ func (k *kubeBackend) podOrNodeLoss(ctx context.Context, p *corev1.Pod) (*PodLos
 // watchLoss checks the pod every lossPoll until ctx ends or the pod is
 // lost, and then calls onLost with the loss. Errors of the API server are
 // left to the command's own stream to show.
-func (k *kubeBackend) watchLoss(ctx context.Context, name string, onLost func(*PodLostError)) {
+func (k *Backend) watchLoss(ctx context.Context, name string, onLost func(*sandbox.LostError)) {
 	t := time.NewTicker(lossPoll)
 	defer t.Stop()
 	for {
@@ -271,14 +227,14 @@ func (k *kubeBackend) watchLoss(ctx context.Context, name string, onLost func(*P
 }
 
 // confirmLoss explains an exec stream that failed while ctx was live: it
-// returns the *PodLostError when the pod was lost, or nil when the pod and
+// returns the *sandbox.LostError when the pod was lost, or nil when the pod and
 // its kubelet are fine (the failure was the stream's own) or the pod
 // stopped for a reason of its own (its deadline, its main process). The kubelet may
 // have stopped while its node still shows Ready; then it waits, checking
 // every lossPoll, for the node to turn NotReady or the kubelet to answer a
 // probe command, for at most the node grace period plus nodeGraceSlack, and
 // past that counts the pod as lost to an unreachable kubelet.
-func (k *kubeBackend) confirmLoss(ctx context.Context, name string, streamErr error) (*PodLostError, error) {
+func (k *Backend) confirmLoss(ctx context.Context, name string, streamErr error) (*sandbox.LostError, error) {
 	deadline := time.Now().Add(k.nodeGraceOr() + nodeGraceSlack)
 	for {
 		p, l, err := k.readLoss(ctx, name)
@@ -299,7 +255,7 @@ func (k *kubeBackend) confirmLoss(ctx context.Context, name string, streamErr er
 			if p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
 				n = p.Spec.NodeName
 			}
-			return &PodLostError{Pod: name, Node: n, Reason: "KubeletUnreachable",
+			return &sandbox.LostError{Sandbox: name, Node: n, Reason: "KubeletUnreachable",
 				Detail: fmt.Sprintf("commands in the pod fail (%v) and the node still shows Ready after %s", streamErr, k.nodeGraceOr()+nodeGraceSlack)}, nil
 		}
 		select {
@@ -310,7 +266,7 @@ func (k *kubeBackend) confirmLoss(ctx context.Context, name string, streamErr er
 	}
 }
 
-func (k *kubeBackend) nodeGraceOr() time.Duration {
+func (k *Backend) nodeGraceOr() time.Duration {
 	if k.nodeGrace > 0 {
 		return k.nodeGrace
 	}
@@ -318,7 +274,7 @@ func (k *kubeBackend) nodeGraceOr() time.Duration {
 }
 
 // kubeletAnswers runs `true` in the pod's sandbox container.
-func (k *kubeBackend) kubeletAnswers(ctx context.Context, name string) bool {
+func (k *Backend) kubeletAnswers(ctx context.Context, name string) bool {
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	code, err := k.execStream(pctx, name, []string{"/bin/sh", "-c", ":"}, nil, nil, nil)
@@ -328,9 +284,9 @@ func (k *kubeBackend) kubeletAnswers(ctx context.Context, name string) bool {
 // lost records a loss and returns it as the error to report. A pod this
 // client deleted itself (Stop, Kill, Remove) was not lost: that is a
 // *PodError saying it was deleted.
-func (k *kubeBackend) lost(ctx context.Context, l *PodLostError) error {
-	if l.Reason == "Deleted" && k.deletedHere(l.Pod) {
-		return &PodError{Pod: l.Pod, Node: l.Node, Reason: "Deleted", Detail: "the pod was deleted"}
+func (k *Backend) lost(ctx context.Context, l *sandbox.LostError) error {
+	if l.Reason == "Deleted" && k.deletedHere(l.Sandbox) {
+		return &PodError{Pod: l.Sandbox, Node: l.Node, Reason: "Deleted", Detail: "the pod was deleted"}
 	}
 	k.markLost(ctx, l)
 	return l
@@ -338,7 +294,7 @@ func (k *kubeBackend) lost(ctx context.Context, l *PodLostError) error {
 
 // deletedHere reports whether this client deleted or is deleting the pod,
 // or never knew it.
-func (k *kubeBackend) deletedHere(name string) bool {
+func (k *Backend) deletedHere(name string) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	info := k.pods[name]
@@ -346,7 +302,7 @@ func (k *kubeBackend) deletedHere(name string) bool {
 }
 
 // markDeleted notes that this client is deleting the pod.
-func (k *kubeBackend) markDeleted(name string) {
+func (k *Backend) markDeleted(name string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if info := k.pods[name]; info != nil {

@@ -1,4 +1,7 @@
-package testenv
+// Package kubetest holds the helpers of tests that run against the project's
+// test cluster (scripts/k8s-local.sh). It is apart from internal/testenv so
+// that tests of the Docker paths link no Kubernetes package.
+package kubetest
 
 import (
 	"context"
@@ -19,11 +22,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 )
 
-// KubeNamespace is the namespace the tests run pods in.
-const KubeNamespace = "swebox-test"
+// Namespace is the namespace the tests run pods in.
+const Namespace = "swebox-test"
 
 // Kubeconfig returns the test cluster's kubeconfig from
 // SWEBOX_TEST_KUBECONFIG (scripts/k8s-local.sh env prints it). Without it the
@@ -40,8 +45,8 @@ func Kubeconfig(t testing.TB) string {
 	return p
 }
 
-// KubeClientset returns a client-go clientset for the test cluster.
-func KubeClientset(t testing.TB) *kubernetes.Clientset {
+// Clientset returns a client-go clientset for the test cluster.
+func Clientset(t testing.TB) *kubernetes.Clientset {
 	t.Helper()
 	rc, err := clientcmd.BuildConfigFromFlags("", Kubeconfig(t))
 	require.NoError(t, err)
@@ -70,13 +75,21 @@ func EnsureNamespace(t testing.TB, cs kubernetes.Interface, ns string) {
 	}
 }
 
-// KubeClient returns a client that runs sandboxes as pods in KubeNamespace
-// of the test cluster, with a session of its own pruned when the test ends.
-func KubeClient(t testing.TB, opts ...sandbox.Option) *sandbox.Client {
+// Backend returns a Kubernetes backend for Namespace of the test cluster,
+// which it creates if missing.
+func Backend(t testing.TB, opts ...kube.Option) *kube.Backend {
 	t.Helper()
-	cfg := Kubeconfig(t)
-	EnsureNamespace(t, KubeClientset(t), KubeNamespace)
-	c, err := sandbox.New(append([]sandbox.Option{sandbox.WithSession(Session(t)), sandbox.WithKubernetes(cfg, KubeNamespace)}, opts...)...)
+	EnsureNamespace(t, Clientset(t), Namespace)
+	b, err := kube.New(Kubeconfig(t), append([]kube.Option{kube.WithNamespace(Namespace)}, opts...)...)
+	require.NoError(t, err)
+	return b
+}
+
+// Client returns a client that runs sandboxes as pods in Namespace
+// of the test cluster, with a session of its own pruned when the test ends.
+func Client(t testing.TB, opts ...sandbox.Option) *sandbox.Client {
+	t.Helper()
+	c, err := sandbox.New(append([]sandbox.Option{sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(Backend(t))}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})
@@ -86,9 +99,9 @@ func KubeClient(t testing.TB, opts ...sandbox.Option) *sandbox.Client {
 	return c
 }
 
-// KubeAPIHostPort returns the API server's host and port from the test
+// APIHostPort returns the API server's host and port from the test
 // cluster's kubeconfig.
-func KubeAPIHostPort(t testing.TB) (host, port string) {
+func APIHostPort(t testing.TB) (host, port string) {
 	t.Helper()
 	rc, err := clientcmd.BuildConfigFromFlags("", Kubeconfig(t))
 	require.NoError(t, err)
@@ -97,10 +110,10 @@ func KubeAPIHostPort(t testing.TB) (host, port string) {
 	return u.Hostname(), u.Port()
 }
 
-// K8sLocalScript returns the path of scripts/k8s-local.sh of the running test
+// Script returns the path of scripts/k8s-local.sh of the running test
 // cluster (SWEBOX_TEST_K8S_LOCAL, which `k8s-local.sh env` prints), for tests
 // that stop and restart parts of it. Without it the test skips (fails in CI).
-func K8sLocalScript(t testing.TB) string {
+func Script(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("SWEBOX_TEST_K8S_LOCAL")
 	if p == "" {
@@ -109,19 +122,19 @@ func K8sLocalScript(t testing.TB) string {
 	return p
 }
 
-// RunK8sLocalT runs the test cluster's script with args and fails the test
+// RunScriptT runs the test cluster's script with args and fails the test
 // when it fails; it returns the script's output.
-func RunK8sLocalT(t testing.TB, args ...string) string {
+func RunScriptT(t testing.TB, args ...string) string {
 	t.Helper()
-	out, err := RunK8sLocal(t, args...)
+	out, err := RunScript(t, args...)
 	require.NoError(t, err)
 	return out
 }
 
-// RunK8sLocal runs the test cluster's script with args.
-func RunK8sLocal(t testing.TB, args ...string) (string, error) {
+// RunScript runs the test cluster's script with args.
+func RunScript(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	out, err := exec.Command(K8sLocalScript(t), args...).CombinedOutput()
+	out, err := exec.Command(Script(t), args...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("k8s-local.sh %s: %w: %s", strings.Join(args, " "), err, out)
 	}
@@ -131,7 +144,7 @@ func RunK8sLocal(t testing.TB, args ...string) (string, error) {
 // ReadyNodes lists the names of the test cluster's Ready nodes, sorted.
 func ReadyNodes(t testing.TB) []string {
 	t.Helper()
-	nodes, err := KubeClientset(t).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	nodes, err := Clientset(t).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	var out []string
 	for _, n := range nodes.Items {

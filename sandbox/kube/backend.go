@@ -1,9 +1,11 @@
-package sandbox
+package kube
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
 	"strconv"
 	"strings"
@@ -16,48 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// WithKubernetes makes the client run sandboxes as Pods in namespace (empty:
-// DefaultKubeNamespace) of the cluster that the kubeconfig file describes,
-// instead of containers on a Docker engine. The namespace must exist.
-// Before the first sandbox without a network runs, the client proves from
-// inside probe pods that the namespace's default-deny NetworkPolicy holds
-// on every Ready node, and refuses with an *IsolationError when it does not
-// (see WithUnprovenNetworkPolicy). Default: Docker.
-func WithKubernetes(kubeconfig, namespace string) Option {
-	return func(c *config) error {
-		if kubeconfig == "" {
-			return errors.New("WithKubernetes: empty kubeconfig path")
-		}
-		c.kube.kubeconfig, c.kube.namespace = kubeconfig, namespace
-		return nil
-	}
-}
-
-// WithUnprovenNetworkPolicy relaxes network isolation on Kubernetes: the
-// default-deny NetworkPolicy is still created and sandboxes are still
-// labelled for it, but no probe proves that the cluster enforces it. Use it
-// only on clusters known to enforce NetworkPolicy. Default: proven.
-func WithUnprovenNetworkPolicy() Option {
-	return func(c *config) error {
-		c.kube.unproven = true
-		return nil
-	}
-}
-
-// kubeConfig is what the options say about the Kubernetes backend.
-type kubeConfig struct {
-	kubeconfig, namespace string
-	unproven              bool
-	nodeGrace             time.Duration
-}
-
 // podInfo is what the backend remembers of a pod it created.
 type podInfo struct {
-	spec      Spec
+	spec      sandbox.Spec
 	cmd       []string // the main process asked for; run by exec in Run's pods
 	attached  *attachedRun
 	workspace string
-	deleted   bool // Stop or Kill deleted the pod; guarded by kubeBackend.mu
+	deleted   bool // Stop or Kill deleted the pod; guarded by Backend.mu
 }
 
 // attachedRun is the main process of a one-shot pod, run through exec.
@@ -67,34 +34,34 @@ type attachedRun struct {
 	code int
 }
 
-func (k *kubeBackend) remember(id string, p *podInfo) {
+func (k *Backend) remember(id string, p *podInfo) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.pods[id] = p
 }
 
-func (k *kubeBackend) info(id string) *podInfo {
+func (k *Backend) info(id string) *podInfo {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.pods[id]
 }
 
-func (k *kubeBackend) forget(id string) {
+func (k *Backend) forget(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.pods, id)
 }
 
-func (k *kubeBackend) host() string { return k.rc.Host }
+func (k *Backend) Host() string { return k.rc.Host }
 
-func (k *kubeBackend) ping(ctx context.Context) error {
+func (k *Backend) Ping(ctx context.Context) error {
 	if _, err := k.cs.Discovery().ServerVersion(); err != nil {
 		return kubeErr("read server version", err)
 	}
 	return nil
 }
 
-func (k *kubeBackend) runtimes(ctx context.Context) ([]string, error) {
+func (k *Backend) Runtimes(ctx context.Context) ([]string, error) {
 	rcs, err := k.cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, kubeErr("list runtime classes", err)
@@ -111,26 +78,26 @@ func kubeErr(op string, err error) error {
 	err = fmt.Errorf("%s: %w", op, err)
 	switch {
 	case apierrors.IsNotFound(err):
-		return classified(errNotFound, err)
+		return seam.Classified(seam.ErrNotFound, err)
 	case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
-		return classified(errConflict, err)
-	case isDialError(err):
-		return classified(errUnreachable, err)
+		return seam.Classified(seam.ErrConflict, err)
+	case seam.IsDialError(err):
+		return seam.Classified(seam.ErrUnreachable, err)
 	}
 	return err
 }
 
 // create submits the pod (a pod starts once it exists; start waits for it).
 // A sandbox without a network first needs the namespace's isolation proven.
-func (k *kubeBackend) create(ctx context.Context, req createRequest) (string, error) {
-	s := req.spec
-	if s.Limits.PidsLimit != DefaultPidsLimit {
+func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spec]) (string, error) {
+	s := req.Spec
+	if s.Limits.PidsLimit != sandbox.DefaultPidsLimit {
 		// A Pod has no pids field; the kubelet's podPidsLimit caps every
 		// pod of a node alike.
-		return "", &SpecError{Field: "Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", DefaultPidsLimit)}
+		return "", &sandbox.SpecError{Field: "sandbox.Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", sandbox.DefaultPidsLimit)}
 	}
-	lbl := make(map[string]string, len(req.labels))
-	for key, v := range req.labels {
+	lbl := make(map[string]string, len(req.Labels))
+	for key, v := range req.Labels {
 		lbl[key] = kubeLabelValue(v)
 	}
 	if s.Relax.Network == "" {
@@ -138,7 +105,7 @@ func (k *kubeBackend) create(ctx context.Context, req createRequest) (string, er
 			return "", err
 		}
 	}
-	pod, err := podFor(s, keepalive, lbl, k.pull)
+	pod, err := podFor(s, seam.Keepalive, lbl, k.pull)
 	if err != nil {
 		return "", err
 	}
@@ -147,13 +114,13 @@ func (k *kubeBackend) create(ctx context.Context, req createRequest) (string, er
 	if err != nil {
 		return "", err
 	}
-	info := &podInfo{spec: s, cmd: req.cmd, workspace: s.Workspace}
+	info := &podInfo{spec: s, cmd: req.Cmd, workspace: s.Workspace}
 	k.remember(name, info)
 	return name, nil
 }
 
 // start waits until the pod runs and copies the workspace in.
-func (k *kubeBackend) start(ctx context.Context, id string) error {
+func (k *Backend) Start(ctx context.Context, id string) error {
 	if err := k.waitRunning(ctx, id); err != nil {
 		return err
 	}
@@ -166,108 +133,102 @@ func (k *kubeBackend) start(ctx context.Context, id string) error {
 
 // copyWorkspace streams the spec's host workspace into the pod, with the
 // path checks and byte cap of CopyIn.
-func (k *kubeBackend) copyWorkspace(ctx context.Context, id string, s Spec) error {
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(tarHostPath(s.Workspace, true, pw)) }()
-	defer pr.Close()
+func (k *Backend) copyWorkspace(ctx context.Context, id string, s sandbox.Spec) error {
 	fr, fw := io.Pipe()
-	uid, gid, _ := parseUser(s.User)
-	go func() {
-		_, err := filterTar(pr, fw, pathChecker{keepEscaping: true}, DefaultCopyLimit, uid, gid)
-		fw.CloseWithError(err)
-	}()
+	uid, gid, _ := seam.ParseUser(s.User)
+	go func() { fw.CloseWithError(k.env.TarWorkspace(s.Workspace, uid, gid, fw)) }()
 	defer fr.Close()
 	var errb strings.Builder
-	st, err := k.exec(ctx, id, execCall{
-		cmd: []string{"tar", "-x", "-f", "-", "-C", s.WorkspaceTarget}, user: s.User,
-		stdio: stdio{stdin: fr, stdout: io.Discard, stderr: &errb},
+	st, err := k.Exec(ctx, id, seam.ExecCall{
+		Cmd: []string{"tar", "-x", "-f", "-", "-C", s.WorkspaceTarget}, User: s.User,
+		Stdio: seam.Stdio{Stdin: fr, Stdout: io.Discard, Stderr: &errb},
 	})
 	if err != nil {
 		return fmt.Errorf("copy the workspace in: %w", err)
 	}
-	if st.exitCode != 0 {
-		return fmt.Errorf("copy the workspace in: tar exited %d: %s", st.exitCode, strings.TrimSpace(errb.String()))
+	if st.ExitCode != 0 {
+		return fmt.Errorf("copy the workspace in: tar exited %d: %s", st.ExitCode, strings.TrimSpace(errb.String()))
 	}
 	return nil
 }
 
 // startAttached starts a one-shot pod's command: the pod idles and the
 // command runs through exec, wired to s, as its main process.
-func (k *kubeBackend) startAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
-	if err := k.start(ctx, id); err != nil {
+func (k *Backend) StartAttached(ctx context.Context, id string, s seam.Stdio) (*seam.MainProcess, error) {
+	if err := k.Start(ctx, id); err != nil {
 		return nil, err
 	}
 	info := k.info(id)
 	if info == nil {
-		return nil, classified(errNotFound, fmt.Errorf("pod %s was not created by this client", id))
+		return nil, seam.Classified(seam.ErrNotFound, fmt.Errorf("pod %s was not created by this client", id))
 	}
 	run := &attachedRun{}
 	info.attached = run
-	exited := make(chan mainExit, 1)
+	exited := make(chan seam.MainExit, 1)
 	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
-		st, err := k.exec(streamCtx, id, execCall{
-			cmd: info.cmd, user: info.spec.User, env: []string{markerVar + "=main"}, stdio: s,
+		st, err := k.Exec(streamCtx, id, seam.ExecCall{
+			Cmd: info.cmd, User: info.spec.User, Env: []string{seam.MarkerVar + "=main"}, Stdio: s,
 		})
-		code := st.exitCode
-		if err != nil || st.running {
+		code := st.ExitCode
+		if err != nil || st.Running {
 			code = -1
 		}
 		run.mu.Lock()
 		run.done, run.code = true, code
 		run.mu.Unlock()
-		exited <- mainExit{code: code, err: err}
+		exited <- seam.MainExit{Code: code, Err: err}
 	}()
-	return &mainProcess{exited: exited, release: cancel}, nil
+	return &seam.MainProcess{Exited: exited, Release: cancel}, nil
 }
 
-func (k *kubeBackend) exec(ctx context.Context, id string, call execCall) (execStatus, error) {
+func (k *Backend) Exec(ctx context.Context, id string, call seam.ExecCall) (seam.ExecStatus, error) {
 	info := k.info(id)
-	s := Spec{}.withDefaults()
+	s := k.env.Defaults(sandbox.Spec{})
 	if info != nil {
 		s = info.spec
-		if call.user != s.User {
-			return execStatus{}, &SpecError{Field: "ExecRequest.User", Reason: "a command on Kubernetes runs as the pod's user " + s.User + "; set Spec.User instead"}
+		if call.User != s.User {
+			return seam.ExecStatus{}, &sandbox.SpecError{Field: "ExecRequest.User", Reason: "a command on Kubernetes runs as the pod's user " + s.User + "; set sandbox.Spec.User instead"}
 		}
 	}
-	argv := append([]string{"env"}, call.env...)
-	argv = append(argv, wrap(s, call.workingDir, call.stdin != nil, call.cmd)...)
-	stdout := call.stdout
+	argv := append([]string{"env"}, call.Env...)
+	argv = append(argv, wrap(s, call.WorkingDir, call.Stdin != nil, call.Cmd)...)
+	stdout := call.Stdout
 	var ack *ackWriter
-	if call.stdin != nil {
-		ack = &ackWriter{w: call.stdout}
+	if call.Stdin != nil {
+		ack = &ackWriter{w: call.Stdout}
 		stdout = ack
 	}
-	code, err := k.execLossAware(ctx, id, argv, call.stdin, stdout, call.stderr)
+	code, err := k.execLossAware(ctx, id, argv, call.Stdin, stdout, call.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return execStatus{exitCode: -1, running: true}, nil
+			return seam.ExecStatus{ExitCode: -1, Running: true}, nil
 		}
-		return execStatus{}, err
+		return seam.ExecStatus{}, err
 	}
 	if ack != nil {
 		got, ok := ack.finish()
 		if !ok {
-			return execStatus{}, fmt.Errorf("exec %q in pod %s: the command did not acknowledge its standard input (exit %d), so the stream lost data", call.cmd[0], id, code)
+			return seam.ExecStatus{}, fmt.Errorf("exec %q in pod %s: the command did not acknowledge its standard input (exit %d), so the stream lost data", call.Cmd[0], id, code)
 		}
 		code = got
 	}
-	return execStatus{exitCode: code}, nil
+	return seam.ExecStatus{ExitCode: code}, nil
 }
 
 // execLossAware is execStream that tells a lost pod from a failed
 // command: while the command runs, the pod and its node are checked every
 // lossPoll, and a loss ends the stream; a stream that fails, or a command
 // killed by a signal, is explained by confirmLoss. A loss is returned as a
-// *PodLostError, after the pod is deleted.
-func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// *sandbox.LostError, after the pod is deleted.
+func (k *Backend) execLossAware(ctx context.Context, id string, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	sctx, stopStream := context.WithCancel(ctx)
 	defer stopStream()
-	var found *PodLostError
+	var found *sandbox.LostError
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		k.watchLoss(sctx, id, func(l *PodLostError) {
+		k.watchLoss(sctx, id, func(l *sandbox.LostError) {
 			if k.deletedHere(id) && l.Reason == "Deleted" {
 				return
 			}
@@ -288,7 +249,7 @@ func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []strin
 	// kills an evicted pod's processes), may be the pod's loss.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.nodeGraceOr()+nodeGraceSlack+time.Minute)
 	defer cancel()
-	var l *PodLostError
+	var l *sandbox.LostError
 	var cerr error
 	if err != nil {
 		l, cerr = k.confirmLoss(cctx, id, err)
@@ -309,13 +270,13 @@ func (k *kubeBackend) execLossAware(ctx context.Context, id string, argv []strin
 	return code, err
 }
 
-func (k *kubeBackend) inspect(ctx context.Context, id string) (State, error) {
+func (k *Backend) Inspect(ctx context.Context, id string) (seam.State, error) {
 	p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, id, metav1.GetOptions{})
 	if err != nil {
-		return State{}, kubeErr("read pod", err)
+		return seam.State{}, kubeErr("read pod", err)
 	}
 	running, _ := podState(p)
-	st := State{Running: running}
+	st := seam.State{Running: running}
 	if info := k.info(id); info != nil && info.attached != nil {
 		run := info.attached
 		run.mu.Lock()
@@ -332,10 +293,10 @@ func (k *kubeBackend) inspect(ctx context.Context, id string) (State, error) {
 
 // oomKills reads the pod's memory cgroup OOM kill counter; -1 when it
 // cannot.
-func (k *kubeBackend) oomKills(ctx context.Context, id string, s Spec) int64 {
+func (k *Backend) oomKills(ctx context.Context, id string, s sandbox.Spec) int64 {
 	var out strings.Builder
-	st, err := k.exec(ctx, id, execCall{cmd: []string{"/bin/sh", "-c", oomScript}, user: s.User, env: []string{markerVar + "=internal-oom"}, stdio: stdio{stdout: &out, stderr: io.Discard}})
-	if err != nil || st.exitCode != 0 {
+	st, err := k.Exec(ctx, id, seam.ExecCall{Cmd: []string{"/bin/sh", "-c", seam.OOMScript}, User: s.User, Env: []string{seam.MarkerVar + "=internal-oom"}, Stdio: seam.Stdio{Stdout: &out, Stderr: io.Discard}})
+	if err != nil || st.ExitCode != 0 {
 		return -1
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(out.String()), 10, 64)
@@ -345,7 +306,7 @@ func (k *kubeBackend) oomKills(ctx context.Context, id string, s Spec) int64 {
 	return n
 }
 
-func (k *kubeBackend) logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
+func (k *Backend) Logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
 	opts := &corev1.PodLogOptions{Container: kubeContainer}
 	if tail != "" && tail != "all" {
 		n, err := strconv.ParseInt(tail, 10, 64)
@@ -362,7 +323,7 @@ func (k *kubeBackend) logs(ctx context.Context, id, tail string, stdout, stderr 
 	return err
 }
 
-func (k *kubeBackend) stop(ctx context.Context, id string, grace time.Duration) error {
+func (k *Backend) Stop(ctx context.Context, id string, grace time.Duration) error {
 	k.markDeleted(id)
 	secs := int64(grace.Seconds())
 	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: &secs})
@@ -370,7 +331,7 @@ func (k *kubeBackend) stop(ctx context.Context, id string, grace time.Duration) 
 }
 
 // kill deletes the pod: Kubernetes has no call that signals a container.
-func (k *kubeBackend) kill(ctx context.Context, id, signal string) error {
+func (k *Backend) Kill(ctx context.Context, id, signal string) error {
 	k.markDeleted(id)
 	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	if err != nil {
@@ -379,7 +340,7 @@ func (k *kubeBackend) kill(ctx context.Context, id, signal string) error {
 	return nil
 }
 
-func (k *kubeBackend) remove(ctx context.Context, id string) error {
+func (k *Backend) Remove(ctx context.Context, id string) error {
 	k.forget(id)
 	err := k.cs.CoreV1().Pods(k.ns).Delete(ctx, id, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	if err != nil {
@@ -388,7 +349,7 @@ func (k *kubeBackend) remove(ctx context.Context, id string) error {
 	return nil
 }
 
-func (k *kubeBackend) list(ctx context.Context, want map[string]string) ([]Object, error) {
+func (k *Backend) List(ctx context.Context, want map[string]string) ([]seam.Object, error) {
 	sel := labels.NewSelector()
 	for key, v := range want {
 		var r *labels.Requirement
@@ -407,21 +368,21 @@ func (k *kubeBackend) list(ctx context.Context, want map[string]string) ([]Objec
 	if err != nil {
 		return nil, kubeErr("list pods", err)
 	}
-	objs := make([]Object, 0, len(pods.Items))
+	objs := make([]seam.Object, 0, len(pods.Items))
 	for _, p := range pods.Items {
-		objs = append(objs, Object{Kind: KindSandbox, ID: p.Name, Name: p.Name, Labels: p.Labels})
+		objs = append(objs, seam.Object{Kind: "sandbox", ID: p.Name, Name: p.Name, Labels: p.Labels})
 	}
 	return objs, nil
 }
 
-func (k *kubeBackend) removeObject(ctx context.Context, o Object) error {
-	if o.Kind != KindSandbox {
-		return fmt.Errorf("remove %s %s: %w", o.Kind, o.Name, ErrNotSupported)
+func (k *Backend) RemoveObject(ctx context.Context, o seam.Object) error {
+	if o.Kind != "sandbox" {
+		return fmt.Errorf("remove %s %s: %w", o.Kind, o.Name, sandbox.ErrNotSupported)
 	}
-	return k.remove(ctx, o.ID)
+	return k.Remove(ctx, o.ID)
 }
 
-func (k *kubeBackend) close() error { return nil }
+func (k *Backend) Close() error { return nil }
 
 // ackWriter forwards a command's stdout but holds back its last bytes, where
 // ackScript's acknowledgement line ends up, and strips that line.

@@ -1,6 +1,8 @@
-package sandbox
+package kube
 
 import (
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"strings"
 	"testing"
 
@@ -10,7 +12,7 @@ import (
 )
 
 func TestPodForMapsEachDefault(t *testing.T) {
-	pod, err := podFor(Spec{Image: "img"}.withDefaults(), keepalive, map[string]string{LabelManaged: "true"}, corev1.PullNever)
+	pod, err := podFor(defaults(t, sandbox.Spec{Image: "img"}), seam.Keepalive, map[string]string{sandbox.LabelManaged: "true"}, corev1.PullNever)
 	require.NoError(t, err)
 	ps := pod.Spec
 	c := ps.Containers[0]
@@ -28,7 +30,7 @@ func TestPodForMapsEachDefault(t *testing.T) {
 		{"no privilege escalation", *sc.AllowPrivilegeEscalation, false},
 		{"capabilities", sc.Capabilities.Drop, []corev1.Capability{"ALL"}},
 		{"seccomp", sc.SeccompProfile.Type, corev1.SeccompProfileTypeRuntimeDefault},
-		{"memory limit", c.Resources.Limits.Memory().Value(), int64(DefaultMemory)},
+		{"memory limit", c.Resources.Limits.Memory().Value(), int64(sandbox.DefaultMemory)},
 		{"cpu limit", c.Resources.Limits.Cpu().MilliValue(), int64(2000)},
 		{"cpu request", c.Resources.Requests.Cpu().MilliValue(), int64(DefaultCPURequest)},
 		{"shared pid namespace", *ps.ShareProcessNamespace, true},
@@ -38,21 +40,21 @@ func TestPodForMapsEachDefault(t *testing.T) {
 		{"restart", ps.RestartPolicy, corev1.RestartPolicyNever},
 		{"pull", c.ImagePullPolicy, corev1.PullNever},
 		{"network label", pod.Labels[LabelNetwork], "none"},
-		{"managed label", pod.Labels[LabelManaged], "true"},
+		{"managed label", pod.Labels[sandbox.LabelManaged], "true"},
 		{"tmp medium", ps.Volumes[0].EmptyDir.Medium, corev1.StorageMediumMemory},
-		{"tmp size", ps.Volumes[0].EmptyDir.SizeLimit.Value(), int64(DefaultTmpSize)},
-		{"home mount", c.VolumeMounts[1].MountPath, HomeDir},
-		{"home env", c.Env[0], corev1.EnvVar{Name: "HOME", Value: HomeDir}},
+		{"tmp size", ps.Volumes[0].EmptyDir.SizeLimit.Value(), int64(sandbox.DefaultTmpSize)},
+		{"home mount", c.VolumeMounts[1].MountPath, sandbox.HomeDir},
+		{"home env", c.Env[0], corev1.EnvVar{Name: "HOME", Value: sandbox.HomeDir}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, tc.got) })
 	}
 }
 
 func TestPodForRelaxations(t *testing.T) {
-	s := Spec{Image: "img", User: "0:0", Relax: Relax{
+	s := defaults(t, sandbox.Spec{Image: "img", User: "0:0", Relax: sandbox.Relax{
 		Root: true, WritableRootFS: true, NewPrivileges: true, CapAdd: []string{"CAP_CHOWN"}, Network: "bridge", NoInit: true,
-	}}.withDefaults()
-	pod, err := podFor(s, keepalive, nil, corev1.PullIfNotPresent)
+	}})
+	pod, err := podFor(s, seam.Keepalive, nil, corev1.PullIfNotPresent)
 	require.NoError(t, err)
 	sc := pod.Spec.Containers[0].SecurityContext
 	assert.False(t, *sc.RunAsNonRoot)
@@ -66,19 +68,19 @@ func TestPodForRelaxations(t *testing.T) {
 func TestPodForMounts(t *testing.T) {
 	type testCase struct {
 		name    string
-		mount   Mount
+		mount   sandbox.Mount
 		wantErr string
 	}
 	for _, tc := range []testCase{
-		{"anonymous volume seeded from the image", Mount{Type: "volume", Target: "/testbed"}, ""},
-		{"tmpfs", Mount{Type: "tmpfs", Target: "/scratch"}, ""},
-		{"bind refused", Mount{Source: "/host", Target: "/x"}, "Mounts[0].Type"},
-		{"named volume refused", Mount{Type: "volume", Source: "v", Target: "/x"}, "Mounts[0].Source"},
+		{"anonymous volume seeded from the image", sandbox.Mount{Type: "volume", Target: "/testbed"}, ""},
+		{"tmpfs", sandbox.Mount{Type: "tmpfs", Target: "/scratch"}, ""},
+		{"bind refused", sandbox.Mount{Source: "/host", Target: "/x"}, "Mounts[0].Type"},
+		{"named volume refused", sandbox.Mount{Type: "volume", Source: "v", Target: "/x"}, "Mounts[0].Source"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod, err := podFor(Spec{Image: "img", Mounts: []Mount{tc.mount}}.withDefaults(), keepalive, nil, corev1.PullNever)
+			pod, err := podFor(defaults(t, sandbox.Spec{Image: "img", Mounts: []sandbox.Mount{tc.mount}}), seam.Keepalive, nil, corev1.PullNever)
 			if tc.wantErr != "" {
-				var se *SpecError
+				var se *sandbox.SpecError
 				require.ErrorAs(t, err, &se)
 				assert.Equal(t, tc.wantErr, se.Field)
 				return
@@ -108,8 +110,8 @@ func TestPodForSeeder(t *testing.T) {
 		{"root", "0:0", "0", seedCaps},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Spec{Image: "img", User: tc.user, Relax: Relax{Root: tc.user != ""}, Mounts: []Mount{{Type: "volume", Target: "/testbed/"}}}.withDefaults()
-			pod, err := podFor(s, keepalive, nil, corev1.PullNever)
+			s := defaults(t, sandbox.Spec{Image: "img", User: tc.user, Relax: sandbox.Relax{Root: tc.user != ""}, Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed/"}}})
+			pod, err := podFor(s, seam.Keepalive, nil, corev1.PullNever)
 			require.NoError(t, err)
 			require.Len(t, pod.Spec.InitContainers, 1)
 			seed, main := pod.Spec.InitContainers[0], pod.Spec.Containers[0]
@@ -167,4 +169,15 @@ func TestAckWriter(t *testing.T) {
 			assert.Equal(t, tc.out, out.String())
 		})
 	}
+}
+
+// defaults returns s with its defaults, as package
+// sandbox lends it to a bound backend.
+func defaults(t *testing.T, s sandbox.Spec) sandbox.Spec {
+	t.Helper()
+	b := &Backend{}
+	c, err := sandbox.New(sandbox.WithBackend(b))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return b.env.Defaults(s)
 }

@@ -1,0 +1,173 @@
+// Package seam is the contract between package sandbox and the backends that
+// live in its own subpackages (sandbox/kube). It is internal so that only
+// this module can implement a backend: the methods of [Backend] name this
+// package's types, which no outside package can write.
+//
+// Above the seam, in package sandbox: Spec validation and defaults, the
+// command policy, output capping, timeouts and the kill of a timed-out
+// command's process tree, ErrNotRunning detection, the path checks and byte
+// caps of copies, teardown on a context of its own. Below it: translating a
+// Spec into the engine's objects and moving bytes. Package sandbox's Docker
+// backend implements the same operations directly; a Backend from a
+// subpackage reaches the logic above through an adapter.
+package seam
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// Backend runs sandboxes on one engine. S is sandbox.Spec; it is a type
+// parameter only because package sandbox imports this one.
+//
+// Errors are classified with [Classified] so that the logic above can
+// branch on ErrNotFound, ErrConflict and ErrUnreachable without knowing the
+// engine.
+type Backend[S any] interface {
+	// Bind hands the backend what package sandbox lends it; it is called
+	// once, before any other method.
+	Bind(env Env[S])
+	// Host is the address the backend talks to.
+	Host() string
+	// Ping checks that the engine answers.
+	Ping(ctx context.Context) error
+	// Runtimes lists the runtimes a Spec.Runtime may name.
+	Runtimes(ctx context.Context) ([]string, error)
+	// Create makes a sandbox from a defaulted, valid spec and returns its
+	// id. A missing image is ErrNotFound.
+	Create(ctx context.Context, req CreateRequest[S]) (string, error)
+	// Start starts a created sandbox's main process, detached.
+	Start(ctx context.Context, id string) error
+	// StartAttached starts a created sandbox's main process with its
+	// standard streams wired to s and reports its exit.
+	StartAttached(ctx context.Context, id string, s Stdio) (*MainProcess, error)
+	// Exec runs a command in a running sandbox and returns when its output
+	// has ended, or promptly when ctx ends (Running then says the command
+	// may still run).
+	Exec(ctx context.Context, id string, call ExecCall) (ExecStatus, error)
+	// Inspect reports the sandbox's main process; a removed sandbox is
+	// ErrNotFound.
+	Inspect(ctx context.Context, id string) (State, error)
+	// Logs writes the main process's output so far; tail is "all" or a
+	// number of lines, "" meaning all.
+	Logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error
+	// Stop asks the main process to end, then kills it after grace.
+	Stop(ctx context.Context, id string, grace time.Duration) error
+	// Kill sends a signal ("KILL", "TERM") to the main process.
+	Kill(ctx context.Context, id, signal string) error
+	// Remove kills and removes a sandbox; gone is ErrNotFound.
+	Remove(ctx context.Context, id string) error
+	// List returns the objects that carry every one of labels; an empty
+	// value matches any value of its key.
+	List(ctx context.Context, labels map[string]string) ([]Object, error)
+	// RemoveObject removes one object List returned; gone is ErrNotFound.
+	RemoveObject(ctx context.Context, o Object) error
+	// Close releases the backend's connections.
+	Close() error
+}
+
+// Env is what package sandbox lends a backend.
+type Env[S any] struct {
+	// Log is the client's logger.
+	Log *slog.Logger
+	// Defaults returns s with the package's defaults filled in.
+	Defaults func(s S) S
+	// TarWorkspace writes the host directory dir as a tar stream with the
+	// path checks and byte cap of a copy into a sandbox, its files owned
+	// by uid:gid.
+	TarWorkspace func(dir string, uid, gid int, w io.Writer) error
+}
+
+// CreateRequest is a sandbox to create.
+type CreateRequest[S any] struct {
+	Spec   S                 // defaulted and valid
+	Cmd    []string          // the main process; no entrypoint runs before it
+	Labels map[string]string // put on the sandbox and everything made for it
+	Stdin  bool              // keep the main process's stdin open for StartAttached
+}
+
+// Stdio is where a process's standard streams go. Stdin may be nil; Stdout
+// and Stderr are never nil.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// ExecCall is one command to run in a sandbox.
+type ExecCall struct {
+	Cmd        []string
+	Env        []string // KEY=VALUE, added to the sandbox's
+	User       string   // uid:gid; never empty
+	WorkingDir string   // "" keeps the sandbox's
+	Stdio
+}
+
+// ExecStatus is what the backend learnt about a command once its output
+// ended.
+type ExecStatus struct {
+	ExitCode int
+	// Running: the command still runs (its output ended early, or ctx
+	// ended first).
+	Running bool
+	// NoProcess: the command ended without a process ever having run.
+	NoProcess bool
+}
+
+// MainProcess is a sandbox's main process started by StartAttached.
+type MainProcess struct {
+	// Exited delivers the exit once the process has ended and its output
+	// has been copied.
+	Exited <-chan MainExit
+	// Release closes the streams; safe to call at any time.
+	Release func()
+}
+
+// MainExit is how a main process ended.
+type MainExit struct {
+	Code int
+	Err  error
+}
+
+// State is the state of a sandbox's main process.
+type State struct {
+	Running   bool
+	ExitCode  int
+	OOMKilled bool
+}
+
+// Object is something a backend created, found by its labels. Kind is
+// "sandbox", "volume" or "network".
+type Object struct {
+	Kind   string
+	ID     string
+	Name   string
+	Labels map[string]string
+}
+
+// Classes of backend errors.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrConflict    = errors.New("conflict")
+	ErrUnreachable = errors.New("engine unreachable")
+)
+
+// classifiedError gives a backend error a class while keeping its message
+// and chain.
+type classifiedError struct {
+	class error
+	err   error
+}
+
+func (e *classifiedError) Error() string   { return e.err.Error() }
+func (e *classifiedError) Unwrap() []error { return []error{e.class, e.err} }
+
+// Classified marks err with class; a nil err stays nil.
+func Classified(class, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classifiedError{class: class, err: err}
+}

@@ -1,0 +1,40 @@
+// Package kube is the Kubernetes backend of package sandbox: it runs each
+// sandbox as a Pod of one namespace. Give a [Backend] to sandbox.New with
+// sandbox.WithBackend; every method of the resulting sandbox.Client works as
+// on Docker, with the differences below. Only programs that import this
+// package link client-go.
+//
+//	b, err := kube.New(kubeconfig, kube.WithNamespace("swebox"))
+//	if err != nil {
+//		return err
+//	}
+//	c, err := sandbox.New(sandbox.WithBackend(b))
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//
+// A sandbox is a Pod and
+// each default maps to a Pod field: runAsUser/runAsGroup/runAsNonRoot,
+// readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation
+// false, seccomp RuntimeDefault, resource limits (OOM kills are reported as
+// on Docker), memory-backed emptyDirs with size limits for /tmp and HOME,
+// shareProcessNamespace (the pause process reaps), activeDeadlineSeconds,
+// no service-account token, no service links. A Pod has no field for the
+// rest: open-file and file-size limits are set by the wrapper every command
+// starts under, and the pids limit is the nodes' kubelet podPidsLimit (only
+// the default Limits.PidsLimit is accepted). Exec goes through the API
+// server (WebSocket, falling back to SPDY) and copies are tar over exec.
+// "Network none" is a default-deny NetworkPolicy, which holds only where the
+// cluster enforces NetworkPolicy: before the first sandbox without a
+// network, probe pods on every Ready node must fail to reach the API
+// server's address while a control pod reaches it, or the client refuses
+// with an [IsolationError] ([ErrNetworkNotEnforced]) unless
+// [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's
+// user (ExecRequest.User must match Spec.User), a Workspace is copied in
+// (not shared), and bind mounts and named volumes are refused.
+//
+// A pod the cluster loses (evicted, preempted, deleted by someone else, its
+// node gone or silent past [WithNodeGrace]) ends the command with a
+// *sandbox.LostError (sandbox.ErrSandboxLost), never as the command's result.
+package kube
