@@ -92,55 +92,16 @@ type imageBackend interface {
 	removeImage(ctx context.Context, ref string) error
 }
 
-// createRequest is a sandbox to create.
-type createRequest struct {
-	spec   Spec              // defaulted and valid
-	cmd    []string          // the main process; no entrypoint runs before it
-	labels map[string]string // put on the sandbox and everything made for it
-	stdin  bool              // keep the main process's stdin open for startAttached
-}
-
-// stdio is where a process's standard streams go. stdin may be nil; stdout
-// and stderr are never nil.
-type stdio struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-}
-
-// execCall is one command to run in a sandbox.
-type execCall struct {
-	cmd        []string
-	env        []string // KEY=VALUE, added to the sandbox's
-	user       string   // uid:gid; never empty
-	workingDir string   // "" keeps the sandbox's
-	stdio
-}
-
-// execStatus is what the backend learnt about a command once its output
-// ended.
-type execStatus struct {
-	exitCode int
-	// running: the command still runs (its output ended early, or ctx
-	// ended first).
-	running bool
-	// noProcess: the command ended without a process ever having run,
-	// which an engine reports when the sandbox stopped before it started.
-	noProcess bool
-}
-
-// mainProcess is a sandbox's main process started by startAttached.
-type mainProcess struct {
-	// exited delivers the exit code once the process has ended and its
-	// output has been copied.
-	exited <-chan mainExit
-	// release closes the streams; safe to call at any time.
-	release func()
-}
-
-type mainExit struct {
-	code int
-	err  error
-}
+// The types that cross the seam are the seam package's, shared with the
+// backends of subpackages.
+type (
+	createRequest = seam.CreateRequest[Spec]
+	stdio         = seam.Stdio
+	execCall      = seam.ExecCall
+	execStatus    = seam.ExecStatus
+	mainProcess   = seam.MainProcess
+	mainExit      = seam.MainExit
+)
 
 // State is the state of a sandbox's main process.
 type State struct {

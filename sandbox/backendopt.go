@@ -46,27 +46,17 @@ func (a seamBackend) runtimes(ctx context.Context) ([]string, error) {
 }
 
 func (a seamBackend) create(ctx context.Context, req createRequest) (string, error) {
-	return a.b.Create(ctx, seam.CreateRequest[Spec]{Spec: req.spec, Cmd: req.cmd, Labels: req.labels, Stdin: req.stdin})
+	return a.b.Create(ctx, req)
 }
 
 func (a seamBackend) start(ctx context.Context, id string) error { return a.b.Start(ctx, id) }
 
 func (a seamBackend) startAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
-	mp, err := a.b.StartAttached(ctx, id, seamStdio(s))
-	if err != nil {
-		return nil, err
-	}
-	exited := make(chan mainExit, 1)
-	go func() {
-		e := <-mp.Exited
-		exited <- mainExit{code: e.Code, err: e.Err}
-	}()
-	return &mainProcess{exited: exited, release: mp.Release}, nil
+	return a.b.StartAttached(ctx, id, s)
 }
 
 func (a seamBackend) exec(ctx context.Context, id string, call execCall) (execStatus, error) {
-	st, err := a.b.Exec(ctx, id, seam.ExecCall{Cmd: call.cmd, Env: call.env, User: call.user, WorkingDir: call.workingDir, Stdio: seamStdio(call.stdio)})
-	return execStatus{exitCode: st.ExitCode, running: st.Running, noProcess: st.NoProcess}, err
+	return a.b.Exec(ctx, id, call)
 }
 
 func (a seamBackend) inspect(ctx context.Context, id string) (State, error) {
@@ -102,10 +92,6 @@ func (a seamBackend) removeObject(ctx context.Context, o Object) error {
 }
 
 func (a seamBackend) close() error { return a.b.Close() }
-
-func seamStdio(s stdio) seam.Stdio {
-	return seam.Stdio{Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr}
-}
 
 // seamEnv is what the package lends a Backend from a subpackage.
 func seamEnv(c *config) seam.Env[Spec] {

@@ -198,11 +198,11 @@ func (d *dockerBackend) runtimes(ctx context.Context) ([]string, error) {
 }
 
 func (d *dockerBackend) create(ctx context.Context, req createRequest) (string, error) {
-	cfg, hc := containerConfig(req.spec, req.cmd, req.labels)
-	if req.stdin {
+	cfg, hc := containerConfig(req.Spec, req.Cmd, req.Labels)
+	if req.Stdin {
 		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
 	}
-	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.spec.Name)
+	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
 	if err != nil {
 		return "", dockerErr(err)
 	}
@@ -214,7 +214,7 @@ func (d *dockerBackend) start(ctx context.Context, id string) error {
 }
 
 func (d *dockerBackend) startAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
-	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: s.stdin != nil})
+	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: s.Stdin != nil})
 	if err != nil {
 		return nil, fmt.Errorf("attach container: %w", dockerErr(err))
 	}
@@ -230,18 +230,18 @@ func (d *dockerBackend) startAttached(ctx context.Context, id string, s stdio) (
 		select {
 		case w := <-waitC:
 			<-copied
-			exited <- mainExit{code: int(w.StatusCode)}
+			exited <- mainExit{Code: int(w.StatusCode)}
 		case err := <-waitErrC:
-			exited <- mainExit{code: -1, err: fmt.Errorf("wait for container: %w", dockerErr(err))}
+			exited <- mainExit{Code: -1, Err: fmt.Errorf("wait for container: %w", dockerErr(err))}
 		}
 	}()
-	return &mainProcess{exited: exited, release: hj.Close}, nil
+	return &mainProcess{Exited: exited, Release: hj.Close}, nil
 }
 
 func (d *dockerBackend) exec(ctx context.Context, id string, req execCall) (execStatus, error) {
 	created, err := d.api.ContainerExecCreate(ctx, id, container.ExecOptions{
-		Cmd: req.cmd, Env: req.env, WorkingDir: req.workingDir, User: req.user,
-		AttachStdin: req.stdin != nil, AttachStdout: true, AttachStderr: true,
+		Cmd: req.Cmd, Env: req.Env, WorkingDir: req.WorkingDir, User: req.User,
+		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
 		return execStatus{}, fmt.Errorf("create exec: %w", dockerErr(err))
@@ -251,7 +251,7 @@ func (d *dockerBackend) exec(ctx context.Context, id string, req execCall) (exec
 		return execStatus{}, fmt.Errorf("start exec: %w", dockerErr(err))
 	}
 	defer hj.Close()
-	copied := pump(hj, req.stdio)
+	copied := pump(hj, req.Stdio)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	select {
@@ -277,7 +277,7 @@ func (d *dockerBackend) exec(ctx context.Context, id string, req execCall) (exec
 	// The engine accepts an exec in a container that stops before the
 	// exec's process starts, and writes why it failed into the output
 	// stream; such an exec never had a pid.
-	return execStatus{exitCode: info.ExitCode, running: info.Running, noProcess: info.Pid == 0 && !info.Running}, nil
+	return execStatus{ExitCode: info.ExitCode, Running: info.Running, NoProcess: info.Pid == 0 && !info.Running}, nil
 }
 
 // watchExit closes the returned channel once the exec is no longer running.
@@ -310,11 +310,11 @@ func pump(hj types.HijackedResponse, s stdio) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = stdcopy.StdCopy(s.stdout, s.stderr, hj.Reader)
+		_, _ = stdcopy.StdCopy(s.Stdout, s.Stderr, hj.Reader)
 	}()
-	if s.stdin != nil {
+	if s.Stdin != nil {
 		go func() {
-			_, _ = io.Copy(hj.Conn, s.stdin)
+			_, _ = io.Copy(hj.Conn, s.Stdin)
 			_ = hj.CloseWrite()
 		}()
 	}

@@ -100,10 +100,10 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 	}
 	outBuf, errBuf := newCapBuffer(64<<10), newCapBuffer(64<<10)
 	st, err := s.c.b.exec(ctx, s.id, execCall{
-		cmd: cmd, user: user, env: []string{markerVar + "=internal-" + randomID(4)},
-		stdio: stdio{stdin: stdin, stdout: streamWriter(outBuf, stdout), stderr: errBuf},
+		Cmd: cmd, User: user, Env: []string{markerVar + "=internal-" + randomID(4)},
+		Stdio: stdio{Stdin: stdin, Stdout: streamWriter(outBuf, stdout), Stderr: errBuf},
 	})
-	res := ExecResult{Stdout: outBuf.Output(), Stderr: errBuf.Output(), ExitCode: st.exitCode}
+	res := ExecResult{Stdout: outBuf.Output(), Stderr: errBuf.Output(), ExitCode: st.ExitCode}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ExecResult{}, fmt.Errorf("run %s: %w", cmd[0], ctxErr)
 	}
@@ -112,7 +112,7 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 	if err != nil {
 		return ExecResult{}, s.execErr(icx, err, cmd[0], res.Stdout)
 	}
-	if st.noProcess && !s.isRunning(icx) {
+	if st.NoProcess && !s.isRunning(icx) {
 		return ExecResult{}, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, cmd[0], strings.TrimSpace(res.Stdout.String()))
 	}
 	return res, nil

@@ -54,27 +54,27 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 	}()
 
 	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
-	streams := stdio{stdout: streamWriter(outBuf, req.Stdout), stderr: streamWriter(errBuf, req.Stderr)}
+	streams := stdio{Stdout: streamWriter(outBuf, req.Stdout), Stderr: streamWriter(errBuf, req.Stderr)}
 	if req.Stdin != nil {
 		in, stop := feedStdin(req.Stdin)
 		defer stop()
-		streams.stdin = in
+		streams.Stdin = in
 	}
 	start := time.Now()
 	mp, err := c.b.startAttached(ctx, id, streams)
 	if err != nil {
 		return ExecResult{}, c.engineErr("run sandbox", err)
 	}
-	defer mp.release()
+	defer mp.Release()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	var runErr error
 	select {
-	case e := <-mp.exited:
-		if e.err != nil {
-			return ExecResult{}, c.engineErr("run sandbox", e.err)
+	case e := <-mp.Exited:
+		if e.Err != nil {
+			return ExecResult{}, c.engineErr("run sandbox", e.Err)
 		}
-		res.ExitCode = e.code
+		res.ExitCode = e.Code
 	case <-waitCtx.Done():
 		res.TimedOut = true
 		if ctx.Err() != nil {
@@ -86,13 +86,13 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 			runErr = errors.Join(runErr, c.engineErr("kill sandbox", err))
 		}
 		select {
-		case e := <-mp.exited:
-			res.ExitCode = e.code
+		case e := <-mp.Exited:
+			res.ExitCode = e.Code
 		case <-time.After(3 * time.Second):
 			res.ExitCode = -1
 		}
 	}
-	mp.release()
+	mp.Release()
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 	if res.ExitCode > 128 && res.ExitCode < 128+65 {

@@ -89,7 +89,7 @@ func (c *Client) createSandbox(ctx context.Context, spec Spec, cmd []string, std
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	id, err := c.b.create(cctx, createRequest{spec: spec, cmd: cmd, labels: c.labels(spec.Labels), stdin: stdin})
+	id, err := c.b.create(cctx, createRequest{Spec: spec, Cmd: cmd, Labels: c.labels(spec.Labels), Stdin: stdin})
 	if err != nil {
 		if errors.Is(err, errNotFound) {
 			return "", &ImageError{Image: spec.Image, PullErr: err}
@@ -226,13 +226,13 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	}
 	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
 	call := execCall{
-		cmd: req.Cmd, env: env, user: user, workingDir: req.WorkingDir,
-		stdio: stdio{stdout: streamWriter(outBuf, req.Stdout), stderr: streamWriter(errBuf, req.Stderr)},
+		Cmd: req.Cmd, Env: env, User: user, WorkingDir: req.WorkingDir,
+		Stdio: stdio{Stdout: streamWriter(outBuf, req.Stdout), Stderr: streamWriter(errBuf, req.Stderr)},
 	}
 	if req.Stdin != nil {
 		in, stop := feedStdin(req.Stdin)
 		defer stop()
-		call.stdin = in
+		call.Stdin = in
 	}
 	// The command's streams live on a context of their own: they are
 	// closed explicitly, after the command's processes are gone.
@@ -278,11 +278,11 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	if out.err != nil {
 		return res, errors.Join(runErr, s.execErr(icx, out.err, req.Cmd[0], res.Stdout))
 	}
-	if out.st.noProcess && !res.TimedOut && !s.isRunning(icx) {
+	if out.st.NoProcess && !res.TimedOut && !s.isRunning(icx) {
 		return ExecResult{}, errors.Join(runErr, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, req.Cmd[0], strings.TrimSpace(res.Stdout.String())))
 	}
-	res.ExitCode = out.st.exitCode
-	if out.st.running && !res.TimedOut {
+	res.ExitCode = out.st.ExitCode
+	if out.st.Running && !res.TimedOut {
 		// The stream closed early while the process lives on: report it as
 		// still running rather than as exit code 0.
 		res.ExitCode = -1
