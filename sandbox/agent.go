@@ -59,6 +59,15 @@ var agentKeepalive = []string{"/bin/sh", "-c",
 		`while :; do sleep 3600 & wait $!; done`,
 	agentBinTarget, agentSockTarget}
 
+// agentLeasedKeepalive is agentKeepalive for a leased sandbox (lease.go):
+// the agent holds the lease while it runs and exits when its input ends; a
+// read of the input takes the place of the idle sleep after it.
+var agentLeasedKeepalive = []string{"/bin/sh", "-c",
+	`exec 3<&0; trap 'exit 0' TERM INT; : > "$1/` + agentStartName + `"; ` +
+		`"$0" serve "$1/` + agentSockName + `" ` + execagent.LeaseArg + ` <&3 & wait $!; echo $? > "$1/` + agentExitName + `"; ` +
+		`{ while read -r _; do :; done; } <&3 & wait $!`,
+	agentBinTarget, agentSockTarget}
+
 // agentHost is what a client needs to give its sandboxes an agent: the
 // binary installed on the host and the private directory that holds the
 // sandboxes' socket directories.

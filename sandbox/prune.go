@@ -16,6 +16,12 @@ type ListRequest struct {
 	// Labels narrow the selection further, e.g. {"swebox.run": "r1"}; an
 	// empty value selects every value of its key.
 	Labels map[string]string
+	// Stopped narrows the sandboxes to those whose main process has ended:
+	// stopped, or left by a process that died (its lease ended, see
+	// Client.Create). Prune then removes only those and the volumes and
+	// networks no running sandbox uses, so that a program can clean up
+	// after a dead one of the same session without touching a live one's.
+	Stopped bool
 }
 
 // PruneRequest selects leftovers to remove, as ListRequest does.
@@ -44,6 +50,22 @@ func (c *Client) List(ctx context.Context, req ListRequest) ([]Object, error) {
 	if err != nil {
 		return nil, c.engineErr("list objects", err)
 	}
+	if req.Stopped {
+		kept := objs[:0]
+		for _, o := range objs {
+			if o.Kind == KindSandbox {
+				st, err := c.b.inspect(ctx, o.ID)
+				if errors.Is(err, errNotFound) || err == nil && st.Running {
+					continue
+				}
+				if err != nil {
+					return nil, c.engineErr("inspect sandbox "+shortID(o.ID), err)
+				}
+			}
+			kept = append(kept, o)
+		}
+		objs = kept
+	}
 	return objs, nil
 }
 
@@ -64,6 +86,8 @@ func (c *Client) Prune(ctx context.Context, req PruneRequest) (PruneResult, erro
 		switch {
 		case errors.Is(err, errNotFound):
 			continue
+		case req.Stopped && o.Kind != KindSandbox && errors.Is(err, errConflict):
+			continue // in use by a running sandbox
 		case err != nil && !(o.Kind == KindSandbox && errors.Is(err, errConflict)):
 			errs = append(errs, c.engineErr(fmt.Sprintf("remove %s %s", o.Kind, shortID(o.ID)), err))
 			continue
@@ -80,7 +104,7 @@ func (c *Client) Prune(ctx context.Context, req PruneRequest) (PruneResult, erro
 			res.Networks++
 		}
 	}
-	if len(req.Labels) == 0 {
+	if len(req.Labels) == 0 && !req.Stopped {
 		// The socket directories of the session's sandboxes that never got
 		// a container (a crash between the two).
 		session := req.Session

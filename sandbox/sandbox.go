@@ -40,6 +40,9 @@ type Sandbox struct {
 	// every mount of a container for its archive endpoint (CopyIn,
 	// CopyOut), and fails on a bind whose source is gone.
 	agentDir *sandboxAgent
+	// release ends the client's lease on the sandbox (lease.go); nil
+	// without one.
+	release func()
 }
 
 // Create starts a sandbox from spec. The caller must Remove (or Close) it.
@@ -59,7 +62,11 @@ func (c *Client) Create(ctx context.Context, spec Spec) (*Sandbox, error) {
 // create starts a sandbox from a defaulted, valid spec.
 func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	agent, withAgent, cmd := c.agentFor(spec)
-	id, err := c.createSandbox(ctx, withAgent, cmd, false)
+	l, leased := c.b.(leaser)
+	if leased {
+		cmd = leasedMain(cmd)
+	}
+	id, err := c.createSandbox(ctx, withAgent, cmd, leased)
 	if err != nil {
 		if agent != nil {
 			err = errors.Join(err, agent.remove())
@@ -67,7 +74,12 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 		return nil, err
 	}
 	sb := &Sandbox{c: c, id: id, spec: spec, agent: agent, agentDir: agent}
-	if err := c.b.start(ctx, id); err != nil {
+	if leased {
+		sb.release, err = l.startLeased(ctx, id)
+	} else {
+		err = c.b.start(ctx, id)
+	}
+	if err != nil {
 		return nil, errors.Join(c.engineErr("start sandbox", err), sb.Remove(context.WithoutCancel(ctx)))
 	}
 	sb.agent = nil
@@ -369,6 +381,9 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.closed = true
 	s.mu.Unlock()
 	err := s.c.removeSandbox(ctx, s.id)
+	if s.release != nil {
+		s.release()
+	}
 	if s.agentDir != nil {
 		err = errors.Join(err, s.agentDir.remove())
 	}

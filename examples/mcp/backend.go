@@ -33,13 +33,16 @@ type backend struct {
 // maxArtifacts is the most files one result lists.
 const maxArtifacts = 32
 
-// newBackend connects to the engine, removes what an earlier server of the
-// same name left behind (a crash or a kill) and starts the agent manager.
+// newBackend connects to the engine, removes what a server of the same name
+// that is no longer running left behind (a crash or a kill: its sandboxes
+// stopped when it died, see sandbox.Client.Create) and starts the agent
+// manager. A live server's sandboxes run, and are left alone.
 func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, error) {
 	sopts := []sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}
 	if cfg.Pool > 0 {
-		// Its sandboxes carry the server's name too: the next start of
-		// a server of that name removes those a killed one left.
+		// Its sandboxes carry the server's name too, and stop when the
+		// server dies; the next start of a server of that name removes
+		// those a killed one left.
 		sopts = append(sopts, sandbox.WithPool(sandbox.PoolOptions{Size: cfg.Pool}))
 	}
 	c, err := sandbox.New(sopts...)
@@ -50,7 +53,7 @@ func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, er
 		c.Close()
 		return nil, fmt.Errorf("connect to the Docker engine: %w", err)
 	}
-	if _, err := c.Prune(ctx, sandbox.PruneRequest{Session: cfg.Name}); err != nil {
+	if _, err := c.Prune(ctx, sandbox.PruneRequest{Session: cfg.Name, Stopped: true}); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("remove containers left by an earlier server: %w", err)
 	}
@@ -105,13 +108,14 @@ func (r hostRouter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.public.RoundTrip(req)
 }
 
-// Close ends every session and removes what is left of this server's
-// containers.
+// Close ends every session (removing its sandboxes), removes what stopped
+// under the server's name and then the pool's sandboxes; another live
+// server's sandboxes of the same name are left alone.
 func (b *backend) Close() error {
 	err := b.mgr.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, perr := b.client.Prune(ctx, sandbox.PruneRequest{Session: b.cfg.Name})
+	_, perr := b.client.Prune(ctx, sandbox.PruneRequest{Session: b.cfg.Name, Stopped: true})
 	return errors.Join(err, perr, b.client.Close())
 }
 

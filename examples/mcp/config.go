@@ -114,7 +114,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fetchLimit := int64(agent.DefaultFetchLimit)
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr)")
-	fs.StringVar(&cfg.Name, "name", defaultName, "label (swebox.session) of every container this server creates; at start, containers left with it by an earlier server are removed, so servers sharing an engine need distinct names")
+	fs.StringVar(&cfg.Name, "name", defaultName, "label (swebox.session) of every container this server creates; at start, what a server of this name that is no longer running left is removed (a live one's containers run and are left alone)")
 	fs.StringVar(&cfg.LogFile, "log-file", "", "append the per-call log (one JSON line per tool call) to `FILE` instead of stderr")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory for workspaces and cached environments (default: a temporary one, removed at exit)")
 	fs.Var(&images, "image", "image tools may run, repeatable or comma-separated; the first is the default (default "+agent.DefaultImage+")")

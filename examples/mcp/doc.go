@@ -49,9 +49,11 @@
 //
 // Every tool call is logged as one JSON line (client, tool, session, job,
 // duration_ms, exit, bytes) to stderr or --log-file. Every container carries
-// the label swebox.session=<--name>; at start the server removes what an
-// earlier server of the same name left behind (a crash, a kill -9), so two
-// servers on one engine need distinct names. Temporary files (workspaces,
+// the label swebox.session=<--name>. A container stops within a second of
+// its server's death (a crash, a kill -9); at start a server removes the
+// stopped containers of its name and leaves running ones alone, so servers
+// of the same name (every stdio client starts its own) share an engine
+// without touching each other's sessions. Temporary files (workspaces,
 // environments, evaluation trees) live under
 // $TMPDIR/swebox-mcp-<--name>/<instance>/, locked by the live server; a new
 // server removes the instance directories whose lock is free, never a live

@@ -2,18 +2,20 @@
 
 // Command swebox-agent is the exec agent that runs inside a sandbox:
 //
-//	swebox-agent serve SOCKET
+//	swebox-agent serve SOCKET [lease]
 //
 // listens on the Unix socket SOCKET and runs the commands the host sends (see
-// package execagent). The agent re-executes itself as "swebox-agent shim" to
+// package execagent). With lease it exits when its standard input ends. The agent re-executes itself as "swebox-agent shim" to
 // watch over each command.
 package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"runtime"
+	"syscall"
 
 	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
@@ -22,13 +24,17 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == execagent.ShimArg {
 		os.Exit(execagent.Shim())
 	}
-	if len(os.Args) != 3 || os.Args[1] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: swebox-agent serve SOCKET")
+	leased := len(os.Args) == 4 && os.Args[3] == execagent.LeaseArg
+	if len(os.Args) != 3 && !leased || os.Args[1] != "serve" {
+		fmt.Fprintln(os.Stderr, "usage: swebox-agent serve SOCKET [lease]")
 		os.Exit(2)
 	}
 	// One P: the agent's work is waiting, and every OS thread it holds
 	// counts against the sandbox's process limit (see PidsAllowance).
 	runtime.GOMAXPROCS(1)
+	if leased {
+		go awaitLeaseEnd()
+	}
 	err := serve(os.Args[2])
 	fmt.Fprintln(os.Stderr, "swebox-agent:", err)
 	os.Exit(1)
@@ -56,4 +62,16 @@ func serve(socket string) error {
 	}
 	s := &execagent.Server{Self: self}
 	return s.Serve(ln)
+}
+
+// awaitLeaseEnd exits once standard input ends. The input is read through
+// the runtime's poller (non-blocking), so the wait holds no thread of its
+// own: every thread counts against the sandbox's process limit.
+func awaitLeaseEnd() {
+	if err := syscall.SetNonblock(0, true); err != nil {
+		fmt.Fprintln(os.Stderr, "swebox-agent: lease:", err)
+		os.Exit(1)
+	}
+	_, _ = io.Copy(io.Discard, os.NewFile(0, "lease"))
+	os.Exit(0)
 }
