@@ -9,8 +9,9 @@ import (
 // Sentinel errors. Typed errors below match them with errors.Is.
 var (
 	// ErrEngineUnreachable: the engine (a Docker engine, a Kubernetes API
-	// server) does not answer at the client's host.
-	ErrEngineUnreachable = errors.New("engine unreachable")
+	// server) does not answer at the client's host. Every backend's errors
+	// match it when that is why they failed.
+	ErrEngineUnreachable = seam.ErrUnreachable
 	// ErrImageNotFound: the image is neither local nor pullable.
 	ErrImageNotFound = errors.New("image not found")
 	// ErrCommandNotAllowed: the sandbox's command policy refused a command.

@@ -37,9 +37,6 @@ import (
 // the network. Run with an enforcer, or relax network isolation explicitly.
 var ErrNetworkNotEnforced = errors.New("network isolation not enforced")
 
-// ErrClusterUnreachable: the Kubernetes API server did not answer.
-var ErrClusterUnreachable = errors.New("kubernetes cluster unreachable")
-
 // IsolationError reports that a probe pod under the default-deny
 // NetworkPolicy reached an address it must not reach.
 type IsolationError struct {
@@ -70,7 +67,7 @@ func (e *ClusterError) Error() string {
 func (e *ClusterError) Unwrap() []error {
 	var op *net.OpError
 	if errors.As(e.Err, &op) || errors.Is(e.Err, context.DeadlineExceeded) && !errors.Is(e.Err, context.Canceled) {
-		return []error{ErrClusterUnreachable, e.Err}
+		return []error{sandbox.ErrEngineUnreachable, e.Err}
 	}
 	return []error{e.Err}
 }
@@ -615,6 +612,11 @@ func (k *Backend) execErr(pod string, err error) error {
 		if ok, perr := podState(p); !ok && perr != nil {
 			return fmt.Errorf("exec: %w: %w", perr, err)
 		}
+	}
+	if errors.Is(k.apiErr("read pod", gerr), sandbox.ErrEngineUnreachable) || seam.IsDialError(gerr) {
+		// The stream broke and the API server does not answer: the
+		// cluster, not the command, failed.
+		return seam.Classified(seam.ErrUnreachable, k.apiErr("exec", errors.Join(err, gerr)))
 	}
 	return k.apiErr("exec", err)
 }
