@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"archive/zip"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -115,4 +116,30 @@ func TestInstallLinksNeverFollowed(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, fi.Mode().IsRegular(), "the rebuilt environment's metadata is a file")
 	assert.Equal(t, "ok\n", second.Stdout.String())
+}
+
+// A session's sandbox plants a link and a FIFO where the host is about to
+// write input files. The host replaces them with files of its own: it
+// neither writes through the link nor hands the data to whoever reads the
+// FIFO (nor blocks on it).
+func TestAddFilesReplacesPlantedFiles(t *testing.T) {
+	m, _ := newManager(t)
+	s := createT(t, m, "plant", agent.SessionOptions{})
+	res, err := s.RunShell(context.Background(),
+		"echo keep > /workspace/output/keep.txt && ln -s ../output/keep.txt /workspace/mounts/link.txt && "+
+			"mkfifo /workspace/mounts/fifo.txt && (cat /workspace/mounts/fifo.txt > /workspace/output/stolen.txt &)", agent.ExecOptions{})
+	require.NoError(t, err)
+	require.True(t, res.OK(), res.Stderr.String())
+	require.NoError(t, s.AddFiles(context.Background(),
+		agent.File{Name: "fifo.txt", Data: []byte("secret\n")}, agent.File{Name: "link.txt", Data: []byte("data\n")}))
+	out := sessionShellT(t, s, "cat /workspace/output/keep.txt; for f in /workspace/mounts/*.txt; do stat -c '%n %F' $f; cat $f; done; cat /workspace/output/stolen.txt 2>/dev/null; true")
+	assert.Equal(t, "keep\n/workspace/mounts/fifo.txt regular file\nsecret\n/workspace/mounts/link.txt regular file\ndata\n", out)
+}
+
+func sessionShellT(t testing.TB, s *agent.Session, script string) string {
+	t.Helper()
+	res, err := s.RunShell(context.Background(), script, agent.ExecOptions{})
+	require.NoError(t, err)
+	require.True(t, res.OK(), res.Stderr.String())
+	return res.Stdout.String()
 }
