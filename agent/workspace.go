@@ -423,29 +423,7 @@ func mimeType(name string, head []byte) string {
 }
 
 // removeAll removes a tree the sandbox may have made read-only in places.
-// The tree may still be the sandbox's to change: the walk that makes it
-// writable again goes through an os.Root on its parent, so a directory
-// swapped for a link takes no chmod outside.
-func removeAll(p string) error {
-	err := os.RemoveAll(p)
-	if err == nil {
-		return nil
-	}
-	if root, rerr := os.OpenRoot(filepath.Dir(p)); rerr == nil {
-		base := filepath.Base(p)
-		_ = fs.WalkDir(root.FS(), base, func(q string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				_ = root.Chmod(q, 0o755)
-			}
-			return nil
-		})
-		root.Close()
-	}
-	if err := os.RemoveAll(p); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
-	}
-	return nil
-}
+func removeAll(p string) error { return hostfs.RemoveAll(p) }
 
 // copyTree copies the tree at src to dst (which must not exist), keeping
 // symlinks as symlinks. Regular files are hard-linked when link is set and

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,4 +70,36 @@ func TestJobOutputSparseFileBounded(t *testing.T) {
 	peak := peakRSS(t, s.cmd.Process.Pid)
 	t.Logf("server peak RSS: %d MiB", peak>>20)
 	assert.Less(t, peak, int64(300<<20), "the server's peak memory stays far below the file's 1000 MB")
+}
+
+// Several MCP sessions of one token holder share the server-wide caps:
+// each client stays under its own limits, and the server's total still
+// stops them.
+func TestServerWideCaps(t *testing.T) {
+	c := engine(t)
+	s := startHTTP(t, baseArgs(c, "--token", testToken, "--pool", "0",
+		"--max-sessions", "2", "--max-sessions-total", "3", "--max-jobs-total", "2"))
+	var clients []*mcp.ClientSession
+	for range 3 {
+		cs, err := connectHTTP(t, s, testToken, nil)
+		require.NoError(t, err)
+		clients = append(clients, cs)
+	}
+	a, b, d := clients[0], clients[1], clients[2]
+
+	callOK[sessionInfoOut](t, a, "session_create", map[string]any{})
+	callOK[sessionInfoOut](t, a, "session_create", map[string]any{})
+	assert.Contains(t, callErr(t, a, "session_create", map[string]any{}), "you have 2 sessions open", "the per-client cap")
+	callOK[sessionInfoOut](t, b, "session_create", map[string]any{})
+	assert.Contains(t, callErr(t, b, "session_create", map[string]any{}), "for all its clients", "b has one session; the server has three")
+	assert.Contains(t, callErr(t, d, "session_create", map[string]any{}), "for all its clients")
+
+	job := map[string]any{"code": "import time; time.sleep(600)", "background": true}
+	ja, _ := callOK[started](t, a, "run_python", job)
+	jb, _ := callOK[started](t, b, "run_python", job)
+	assert.Contains(t, callErr(t, d, "run_python", job), "for all its clients", "d has no job; the server runs two")
+	callOK[jobStatus](t, a, "job_cancel", map[string]any{"job": ja.Job})
+	jd, _ := callOK[started](t, d, "run_python", job)
+	callOK[jobStatus](t, b, "job_cancel", map[string]any{"job": jb.Job})
+	callOK[jobStatus](t, d, "job_cancel", map[string]any{"job": jd.Job})
 }

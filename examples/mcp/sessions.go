@@ -237,6 +237,10 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			s.sessions.mu.Unlock()
 			return nil, toolErrorf("you have %d sessions open, the most this server allows; close one with session_close", n)
 		}
+		if total := len(s.sessions.byID); total >= s.cfg.MaxSessionsTotal {
+			s.sessions.mu.Unlock()
+			return nil, toolErrorf("this server holds %d sessions for all its clients, the most it allows; close one of yours with session_close or try again later", total)
+		}
 		// Reserved before the sandbox starts, so concurrent creates count.
 		s.sessions.byID[id] = &sessionEntry{id: id, owner: c.owner, image: img, egress: in.Egress}
 		s.sessions.mu.Unlock()
