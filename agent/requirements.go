@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -206,9 +207,22 @@ func (m *Manager) ensureEnv(ctx context.Context, image string, r Requirements) (
 	return dir, &inst, nil
 }
 
+// maxEnvMeta bounds the metadata file and the freeze list the host reads
+// from an environment (a real freeze list is a few KiB).
+const maxEnvMeta = 4 << 20
+
+// readEnvMeta reads an environment's metadata. The install sandbox wrote
+// that tree: the read goes through an os.Root and refuses a link, so a
+// link an install planted (and that older versions kept in the cache) is
+// never followed; such an environment is built again.
 func readEnvMeta(dir string) (envMeta, error) {
 	var meta envMeta
-	b, err := os.ReadFile(filepath.Join(dir, envMetaFile))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return meta, err
+	}
+	defer root.Close()
+	b, err := hostfs.ReadFile(root, envMetaFile, maxEnvMeta)
 	if err != nil {
 		return meta, err
 	}
@@ -272,18 +286,7 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 	if !inst.OK() {
 		return inst, nil
 	}
-	freeze, _ := os.ReadFile(filepath.Join(tmp, ".swebox-freeze.txt"))
-	for _, l := range strings.Split(string(freeze), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			inst.Packages = append(inst.Packages, l)
-		}
-	}
-	meta, _ := json.MarshalIndent(envMeta{Key: key, Image: image, Requirements: r.Packages, Packages: inst.Packages, Built: time.Now().UTC()}, "", "  ")
-	_ = os.Remove(filepath.Join(tmp, ".swebox-stats.json"))
-	if err := os.WriteFile(filepath.Join(tmp, envMetaFile), meta, 0o644); err != nil {
-		return nil, fmt.Errorf("write environment metadata: %w", err)
-	}
-	if err := sealEnv(tmp); err != nil {
+	if err := finishEnv(tmp, envMeta{Key: key, Image: image, Requirements: r.Packages, Built: time.Now().UTC()}, inst); err != nil {
 		return nil, err
 	}
 	final := filepath.Join(m.envDir, key)
@@ -292,22 +295,58 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 		if _, merr := readEnvMeta(final); merr == nil {
 			return inst, nil
 		}
-		return nil, fmt.Errorf("store environment: %w", err)
+		// An entry whose metadata cannot be read (a link an older
+		// version cached, a half-removed tree) is replaced.
+		if rerr := removeAll(final); rerr != nil {
+			return nil, fmt.Errorf("store environment: %w", errors.Join(err, rerr))
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			return nil, fmt.Errorf("store environment: %w", err)
+		}
 	}
 	return inst, nil
+}
+
+// finishEnv reads the freeze list into inst, writes meta and seals the
+// tree the install sandbox left at dir. The sandbox is gone but its files
+// are not: every access goes through an os.Root and never follows a link
+// it planted (a freeze list linked to a host file is not read; a link at
+// the metadata's name is replaced, not written through).
+func finishEnv(dir string, meta envMeta, inst *Install) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open environment: %w", err)
+	}
+	defer root.Close()
+	// A freeze list that is not a plain file of sane size lists nothing.
+	freeze, _ := hostfs.ReadFile(root, ".swebox-freeze.txt", maxEnvMeta)
+	for _, l := range strings.Split(string(freeze), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			inst.Packages = append(inst.Packages, l)
+		}
+	}
+	meta.Packages = inst.Packages
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	if err := root.RemoveAll(".swebox-stats.json"); err != nil {
+		return fmt.Errorf("write environment metadata: %w", err)
+	}
+	if err := hostfs.WriteFile(root, envMetaFile, b, 0o644); err != nil {
+		return fmt.Errorf("write environment metadata: %w", err)
+	}
+	return sealEnv(root)
 }
 
 // sealEnv makes a cached environment's files read-only and, as root, gives
 // them to root: sessions hard-link them, and a session must not be able to
 // change the cache through its links.
-func sealEnv(dir string) error {
-	root := os.Geteuid() == 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+func sealEnv(root *os.Root) error {
+	asRoot := os.Geteuid() == 0
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if root {
-			if err := os.Lchown(p, 0, 0); err != nil {
+		if asRoot {
+			if err := root.Lchown(p, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -319,9 +358,9 @@ func sealEnv(dir string) error {
 			return err
 		}
 		if d.IsDir() {
-			return os.Chmod(p, 0o755)
+			return root.Chmod(p, 0o755)
 		}
-		return os.Chmod(p, info.Mode().Perm()&^0o222)
+		return root.Chmod(p, info.Mode().Perm()&^0o222)
 	})
 	if err != nil {
 		return fmt.Errorf("seal environment: %w", err)

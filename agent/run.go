@@ -16,6 +16,7 @@ import (
 
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/agent/traceback"
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -159,7 +160,15 @@ func (d *runDir) write(name string, data []byte) error {
 	return nil
 }
 
-func (d *runDir) read(name string) ([]byte, error) { return d.root.ReadFile(path.Join(d.rel, name)) }
+// maxRunFile bounds what the host reads of a file a command wrote in its
+// run directory (stats, a test case's report: a few KiB each). The command
+// may have replaced the file with a link, a FIFO or a huge sparse file;
+// such a file is not read.
+const maxRunFile = 1 << 20
+
+func (d *runDir) read(name string) ([]byte, error) {
+	return hostfs.ReadFile(d.root, path.Join(d.rel, name), maxRunFile)
+}
 
 // remove deletes the directory and releases the root.
 func (d *runDir) remove() error {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -188,12 +189,12 @@ func writeRootFile(root *os.Root, name string, data []byte, mode fs.FileMode) er
 	if err := mkdirOwned(root, path.Dir(name)); err != nil {
 		return err
 	}
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
+	// A new file replaces whatever the sandbox left at name: a FIFO
+	// would block the write, a hard link would take it elsewhere.
+	if err := hostfs.WriteFile(root, name, data, mode); err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close(), root.Chmod(name, mode)); err != nil {
+	if err := root.Chmod(name, mode); err != nil {
 		return err
 	}
 	return rootOwn(root, name)
@@ -388,7 +389,7 @@ func collectArtifacts(ws string, before map[string]stamp, opts ArtifactOptions) 
 }
 
 func readRootFile(root *os.Root, p string, size int64) ([]byte, error) {
-	f, err := root.Open(p)
+	f, _, err := hostfs.Open(root, p)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +403,7 @@ func readRootFile(root *os.Root, p string, size int64) ([]byte, error) {
 }
 
 func readHead(root *os.Root, p string) []byte {
-	f, err := root.Open(p)
+	f, _, err := hostfs.Open(root, p)
 	if err != nil {
 		return nil
 	}
@@ -422,22 +423,7 @@ func mimeType(name string, head []byte) string {
 }
 
 // removeAll removes a tree the sandbox may have made read-only in places.
-func removeAll(p string) error {
-	err := os.RemoveAll(p)
-	if err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(q, 0o755)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(p); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
-	}
-	return nil
-}
+func removeAll(p string) error { return hostfs.RemoveAll(p) }
 
 // copyTree copies the tree at src to dst (which must not exist), keeping
 // symlinks as symlinks. Regular files are hard-linked when link is set and

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -424,21 +424,7 @@ func workspaceUser() (user string, owner *repo.Owner) {
 
 // removeWorkspace deletes a workspace even when the tests made parts of it
 // unreadable or unremovable (chmod 000 directories).
-func removeWorkspace(ws string) error {
-	if err := os.RemoveAll(ws); err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(ws); err != nil {
-		return fmt.Errorf("remove workspace: %w", err)
-	}
-	return nil
-}
+func removeWorkspace(ws string) error { return hostfs.RemoveAll(ws) }
 
 // applyPatch runs the official patch fallbacks; the first that exits 0 wins.
 func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog) (string, error) {

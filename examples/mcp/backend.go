@@ -18,6 +18,7 @@ import (
 	"github.com/swebox/swebox/agent/diagnose"
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/agent/traceback"
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -333,20 +334,15 @@ func (b *backend) sessionExec(ctx context.Context, name, command, code string, t
 }
 
 // readCapped reads a file of the workspace as an Output capped like the
-// sandbox's: head and tail.
+// sandbox's: head and tail, read where they lie, so a huge (or sparse)
+// file the sandbox made costs the server at most limit bytes.
 func readCapped(workspace, name string, limit int) sandbox.Output {
-	b, err := readWorkspaceFile(workspace, name, -1)
+	root, err := os.OpenRoot(workspace)
 	if err != nil {
 		return sandbox.Output{}
 	}
-	o := sandbox.Output{Total: int64(len(b))}
-	if len(b) <= limit {
-		o.Head = b
-		return o
-	}
-	half := limit / 2
-	o.Head, o.Tail, o.Truncated = b[:half], b[len(b)-(limit-half):], true
-	o.Dropped = int64(len(b) - limit)
+	defer root.Close()
+	o, _ := hostfs.ReadCapped(root, strings.TrimPrefix(name, "/"), limit)
 	return o
 }
 
@@ -466,29 +462,28 @@ func convertResult(r agent.Result) runResult {
 }
 
 // readWorkspaceFile reads name (slash-separated, relative) inside the
-// workspace directory without following a link out of it; limit < 0 reads
-// it all, else at most limit bytes.
+// workspace directory: a regular file of at most limit bytes
+// (hostfs.ErrTooLarge otherwise), never through a link or from a FIFO.
 func readWorkspaceFile(workspace, name string, limit int64) ([]byte, error) {
 	root, err := os.OpenRoot(workspace)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(strings.TrimPrefix(name, "/"))
+	return hostfs.ReadFile(root, strings.TrimPrefix(name, "/"), limit)
+}
+
+// workspaceFileSize is the size of the regular file name in the workspace.
+func workspaceFileSize(workspace, name string) (int64, error) {
+	root, err := os.OpenRoot(workspace)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	defer root.Close()
+	f, fi, err := hostfs.Open(root, strings.TrimPrefix(name, "/"))
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	var r io.Reader = f
-	if limit >= 0 {
-		r = io.LimitReader(f, limit)
-	}
-	return io.ReadAll(r)
+	f.Close()
+	return fi.Size(), nil
 }

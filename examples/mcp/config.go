@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,26 +26,28 @@ type config struct {
 	LogFile  string // empty: stderr
 	StateDir string
 
-	Images       []string // the first is the default
-	Timeout      time.Duration
-	OutputLimit  int
-	ArtifactCap  int64 // bytes of artifact content inlined in one result
-	StoreLimit   int64 // bytes of content kept for resource links
-	Memory       int64
-	MaxSessions  int // per client
-	MaxRunning   int // sandboxes running tool calls at once
-	Pool         int // started sandboxes kept ready per spec; 0: no pool
-	IdleExpiry   time.Duration
-	EgressAllow  []string // hosts sessions may ask for; empty: none
-	FetchAllow   []string // hosts whose URLs are fetched at any address
-	FetchLimit   int64    // bytes fetched for one file URL
-	WheelDir     string
-	PipIndex     string
-	PipHosts     []string
-	Datasets     []string
-	Repos        []string
-	EvalTimeout  time.Duration
-	ProgressTick time.Duration
+	Images           []string // the first is the default
+	Timeout          time.Duration
+	OutputLimit      int
+	ArtifactCap      int64 // bytes of artifact content inlined in one result
+	StoreLimit       int64 // bytes of content kept for resource links
+	Memory           int64
+	MaxSessions      int // per client
+	MaxSessionsTotal int // across all clients
+	MaxJobsTotal     int // background jobs running, across all clients
+	MaxRunning       int // sandboxes running tool calls at once
+	Pool             int // started sandboxes kept ready per spec; 0: no pool
+	IdleExpiry       time.Duration
+	EgressAllow      []string // hosts sessions may ask for; empty: none
+	FetchAllow       []string // hosts whose URLs are fetched at any address
+	FetchLimit       int64    // bytes fetched for one file URL
+	WheelDir         string
+	PipIndex         string
+	PipHosts         []string
+	Datasets         []string
+	Repos            []string
+	EvalTimeout      time.Duration
+	ProgressTick     time.Duration
 }
 
 // Defaults of the flags.
@@ -56,7 +59,12 @@ const (
 	defaultStoreLimit  = 256 << 20
 	defaultMemory      = 1 << 30
 	defaultMaxSessions = 4
-	defaultMaxRunning  = 8
+	// defaultMaxSessionsTotal and defaultMaxJobsTotal bound what every
+	// client together holds: a token holder can open as many MCP sessions
+	// as it likes, each with its own per-client limits.
+	defaultMaxSessionsTotal = 16
+	defaultMaxJobsTotal     = 64
+	defaultMaxRunning       = 8
 	// defaultPool keeps two sandboxes ready per kind of run an agent
 	// repeats: enough for the next call while the one before is still
 	// refilled, and two idle containers (a few MiB each) are a small price;
@@ -124,6 +132,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(bytesFlag{&storeLimit}, "store-limit", "bytes of linked content the server keeps for resources/read (oldest dropped first)")
 	fs.Var(bytesFlag{&memory}, "memory", "memory limit of every sandbox")
 	fs.IntVar(&cfg.MaxSessions, "max-sessions", defaultMaxSessions, "sessions one client may hold open")
+	fs.IntVar(&cfg.MaxSessionsTotal, "max-sessions-total", defaultMaxSessionsTotal, "sessions all clients together may hold open")
+	fs.IntVar(&cfg.MaxJobsTotal, "max-jobs-total", defaultMaxJobsTotal, "background jobs all clients together may have running (one client: at most "+strconv.Itoa(maxJobsPerClient)+")")
 	fs.IntVar(&cfg.MaxRunning, "max-running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
 	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
 	fs.DurationVar(&cfg.IdleExpiry, "idle", defaultIdleExpiry, "a session unused this long is closed; in HTTP mode, an MCP session too")
@@ -168,8 +178,10 @@ func (c *config) validate() error {
 		return errors.New("--artifact-limit and --store-limit must not be negative")
 	case c.Memory < 64<<20:
 		return errors.New("--memory must be at least 64MiB")
-	case c.MaxSessions < 0:
-		return errors.New("--max-sessions must not be negative")
+	case c.MaxSessions < 0 || c.MaxSessionsTotal < 0:
+		return errors.New("--max-sessions and --max-sessions-total must not be negative")
+	case c.MaxJobsTotal < 1:
+		return errors.New("--max-jobs-total must be at least 1")
 	case c.MaxRunning < 1:
 		return errors.New("--max-running must be at least 1")
 	case c.FetchLimit <= 0:

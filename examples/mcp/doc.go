@@ -25,8 +25,10 @@
 // (--output-limit), the artifact bytes inlined in a result (--artifact-limit;
 // larger files become resource links), the memory of every sandbox
 // (--memory), the images tools may name (--image), sessions per client
-// (--max-sessions), session idle expiry (--idle), concurrent sandboxes
-// (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
+// (--max-sessions, default 4) and for all clients together
+// (--max-sessions-total, default 16), background jobs running for all
+// clients together (--max-jobs-total, default 64; 16 per client), session
+// idle expiry (--idle), concurrent sandboxes (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
 // session may ask to reach through the egress proxy. Nothing a client sends
 // can name a host path, a mount or a relaxation of the sandbox: files come as
 // content, a URL the server fetches (public addresses only, besides the

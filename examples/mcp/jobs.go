@@ -51,12 +51,15 @@ func (js *jobs) start(s *server, owner, tool, session string, limit time.Duratio
 		id = randomID("j")
 	}
 	js.mu.Lock()
-	running := 0
+	running, total := 0, 0
 	now := time.Now()
 	for k, j := range js.byID {
 		j.mu.Lock()
-		if j.state == "running" && j.owner == owner {
-			running++
+		if j.state == "running" {
+			total++
+			if j.owner == owner {
+				running++
+			}
 		}
 		if j.state != "running" && now.Sub(j.finished) > js.expiry {
 			delete(js.byID, k)
@@ -66,6 +69,10 @@ func (js *jobs) start(s *server, owner, tool, session string, limit time.Duratio
 	if running >= maxJobsPerClient {
 		js.mu.Unlock()
 		return "", toolErrorf("you have %d background jobs running, the most this server allows; wait for one (job_status) or cancel one (job_cancel)", running)
+	}
+	if total >= s.cfg.MaxJobsTotal {
+		js.mu.Unlock()
+		return "", toolErrorf("this server runs %d background jobs for all its clients, the most it allows; wait for one of yours (job_status) or try again later", total)
 	}
 	ctx, cancel := context.WithCancel(js.base)
 	j := &job{id: id, owner: owner, tool: tool, session: session, started: now, limit: limit,

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/swebox/swebox/internal/hostfs"
 )
 
 // sessions maps sandbox sessions to the client that created them. The
@@ -235,6 +237,10 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			s.sessions.mu.Unlock()
 			return nil, toolErrorf("you have %d sessions open, the most this server allows; close one with session_close", n)
 		}
+		if total := len(s.sessions.byID); total >= s.cfg.MaxSessionsTotal {
+			s.sessions.mu.Unlock()
+			return nil, toolErrorf("this server holds %d sessions for all its clients, the most it allows; close one of yours with session_close or try again later", total)
+		}
 		// Reserved before the sandbox starts, so concurrent creates count.
 		s.sessions.byID[id] = &sessionEntry{id: id, owner: c.owner, image: img, egress: in.Egress}
 		s.sessions.mu.Unlock()
@@ -326,8 +332,8 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		out := sessionWriteOut{Path: "mounts/" + f.Name, Size: len(f.Data)}
 		if f.URL != "" {
 			if ws, err := s.box.workspace(ctx, in.Session); err == nil {
-				if b, err := readWorkspaceFile(ws, out.Path, -1); err == nil {
-					out.Size = len(b)
+				if n, err := workspaceFileSize(ws, out.Path); err == nil {
+					out.Size = int(n)
 				}
 			}
 		}
@@ -353,9 +359,12 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		if err != nil {
 			return nil, s.gone(in.Session, err)
 		}
-		data, err := readWorkspaceFile(ws, p, s.cfg.StoreLimit+1)
+		data, err := readWorkspaceFile(ws, p, s.cfg.StoreLimit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, toolErrorf("no file %s in the session's /workspace", p)
+		}
+		if errors.Is(err, hostfs.ErrTooLarge) {
+			return nil, toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
 		}
 		if err != nil {
 			return nil, toolErrorf("cannot read %s: %v", p, err)
@@ -369,9 +378,6 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		}
 		mt, _, _ = strings.Cut(mt, ";")
 		out := sessionReadOut{Path: p, Size: int64(len(data)), MIMEType: mt}
-		if int64(len(data)) > s.cfg.StoreLimit {
-			return nil, toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
-		}
 		var content mcp.Content
 		var inlined int64
 		content, out.ReturnedAs, out.URI, inlined = s.fileContent(c.owner, p, mt, data, s.cfg.ArtifactCap)

@@ -120,7 +120,14 @@ func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 			f, err = nil, fmt.Errorf("%v", p)
 		}
 	}()
-	return parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPages(r, size, f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // checkFooter checks the magic numbers and that the footer length fits in

@@ -91,8 +91,9 @@ func (c cache) dropFile(url string) {
 	_ = os.Remove(c.filePath(url))
 }
 
-// putBlob copies r into the blob store and returns its sha256 and size.
-func (c cache) putBlob(r io.Reader) (sum string, size int64, err error) {
+// putBlob copies r, which must hold at most limit bytes, into the blob
+// store and returns its sha256 and size.
+func (c cache) putBlob(r io.Reader, limit int64) (sum string, size int64, err error) {
 	dir := filepath.Join(c.dir, "blobs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", 0, fmt.Errorf("cache: %w", err)
@@ -103,7 +104,10 @@ func (c cache) putBlob(r io.Reader) (sum string, size int64, err error) {
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	h := sha256.New()
-	size, err = io.Copy(io.MultiWriter(tmp, h), r)
+	size, err = io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, limit+1))
+	if err == nil && size > limit {
+		err = kindf(ErrTooLarge, "file of more than the %d bytes allowed", limit)
+	}
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("cache: %w", cerr)
 	}

@@ -26,6 +26,9 @@ var (
 	ErrBadResponse = errors.New("unexpected response")
 	// ErrBadName: the dataset, config or split name cannot be a Hub name.
 	ErrBadName = errors.New("bad dataset name")
+	// ErrTooLarge: a file is larger than the client allows
+	// (WithMaxFileSize).
+	ErrTooLarge = errors.New("file too large")
 )
 
 // Error is a failure to load one dataset split: which dataset, which URL

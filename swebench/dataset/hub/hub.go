@@ -34,6 +34,24 @@ type Client struct {
 	http     *http.Client
 	progress func(Progress)
 	logger   *slog.Logger
+	maxFile  int64
+}
+
+// DefaultMaxFileSize bounds one downloaded Parquet file: the largest
+// SWE-bench split's file is tens of MB.
+const DefaultMaxFileSize = 1 << 30
+
+// WithMaxFileSize sets the most bytes one Parquet file may hold; a larger
+// download is refused (ErrTooLarge) and nothing of it is kept. Default:
+// DefaultMaxFileSize.
+func WithMaxFileSize(n int64) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return fmt.Errorf("hub max file size %d: want a positive size", n)
+		}
+		c.maxFile = n
+		return nil
+	}
 }
 
 // Option configures a Client.
@@ -104,7 +122,7 @@ func DefaultCacheDir() (string, error) {
 
 // New returns a Client: defaults from the environment, then the options.
 func New(opts ...Option) (*Client, error) {
-	c := &Client{endpoint: DefaultEndpoint, token: os.Getenv("HF_TOKEN")}
+	c := &Client{endpoint: DefaultEndpoint, token: os.Getenv("HF_TOKEN"), maxFile: DefaultMaxFileSize}
 	if e := os.Getenv("HF_ENDPOINT"); e != "" {
 		if err := WithEndpoint(e)(c); err != nil {
 			return nil, fmt.Errorf("HF_ENDPOINT: %w", err)
@@ -434,11 +452,14 @@ func (c *Client) fetchFile(ctx context.Context, res *Result, u string, n, total 
 }
 
 func (c *Client) download(resp *http.Response, res *Result, u string, n, total int) (File, error) {
+	if resp.ContentLength > c.maxFile {
+		return File{}, kindf(ErrTooLarge, "file of %d bytes, more than the %d allowed", resp.ContentLength, c.maxFile)
+	}
 	pr := &progressReader{r: resp.Body, p: Progress{Dataset: res.Dataset, URL: u, File: n, Files: total, Total: resp.ContentLength}, fn: c.progress}
 	pr.report()
-	sum, size, err := c.cache.putBlob(pr)
+	sum, size, err := c.cache.putBlob(pr, c.maxFile)
 	if err != nil {
-		if errors.Is(err, ErrUnreachable) {
+		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrTooLarge) {
 			return File{}, err
 		}
 		var pe *os.PathError

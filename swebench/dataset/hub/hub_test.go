@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -380,4 +381,27 @@ func TestResolveAliases(t *testing.T) {
 	} {
 		assert.Equal(t, want, hub.Resolve(alias), alias)
 	}
+}
+
+// A file larger than the client allows is refused, and nothing of it stays
+// in the cache.
+func TestFileTooLarge(t *testing.T) {
+	srv := hubtest.NewServer(t)
+	good := rowsParquet(t)
+	srv.SetSplit(name, "test", good)
+	dir := t.TempDir()
+	c := newClient(t, srv, dir, hub.WithMaxFileSize(int64(len(good)-1)))
+	_, err := c.Load(context.Background(), hub.Request{Name: name})
+	require.ErrorIs(t, err, hub.ErrTooLarge)
+	assert.Contains(t, err.Error(), "more than the "+strconv.Itoa(len(good)-1)+" ")
+	blobs, _ := os.ReadDir(filepath.Join(dir, "blobs"))
+	assert.Empty(t, blobs, "nothing of the file is kept")
+
+	c = newClient(t, srv, dir, hub.WithMaxFileSize(int64(len(good))))
+	res, err := c.Load(context.Background(), hub.Request{Name: name})
+	require.NoError(t, err)
+	assert.Len(t, res.Instances, 3)
+
+	_, err = hub.New(hub.WithMaxFileSize(0))
+	assert.Error(t, err)
 }
