@@ -215,6 +215,10 @@ type InstanceResult struct {
 	Warning string
 	// Outcome is the instance's one typed outcome.
 	Outcome Outcome
+	// Report is the instance's report.json, as written (or, for an
+	// instance an earlier run finished, as read back); nil when the
+	// instance has none (StatusError, StatusEmptyPatch).
+	Report *grade.InstanceReport `json:",omitempty"`
 	// Retries lists the attempts the cluster cut short by losing the
 	// sandbox (see Config.LostRetries), oldest first; the result is the
 	// attempt after them.

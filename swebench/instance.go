@@ -318,7 +318,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		e.logDiff(ctx, sb, ilog, "after")
 	}
 
-	report, err := e.grade(inst, ts, pred, outPath, false)
+	report, err := e.grade(inst, ts, pred, outPath, true)
 	if err != nil {
 		return err
 	}
@@ -504,27 +504,14 @@ func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *inst
 	ilog.printf("Git diff %s:\n%s", when, r.Stdout.String())
 }
 
-// grade grades test_output.txt into a report.
-func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, regrade bool) (grade.InstanceReport, error) {
+// grade grades test_output.txt into a report; fresh when this attempt has
+// just written it (see [GradeRequest.Fresh]).
+func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, fresh bool) (grade.InstanceReport, error) {
 	raw, err := os.ReadFile(outPath)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("read test output: %w", err)
 	}
-	text, err := grade.DecodeOutput(raw, e.rules)
-	if err != nil {
-		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
-	}
-	in := grade.Input{
-		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
-		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
-		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
-		Rules:    e.rules, PatchIsNone: pred.ModelPatch == nil, Regrade: regrade,
-	}
-	report, err := grade.Grade(in)
-	if err != nil {
-		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)
-	}
-	return report, nil
+	return gradeWithSpec(GradeRequest{Instance: inst, Log: raw, Rules: e.rules, PatchIsNone: pred.ModelPatch == nil, Fresh: fresh}, ts)
 }
 
 // regrade re-grades an existing test_output.txt (rewrite mode); false when
@@ -543,7 +530,7 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 	ts, err := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].err
 	var report grade.InstanceReport
 	if err == nil {
-		report, err = e.grade(inst, ts, pred, outPath, true)
+		report, err = e.grade(inst, ts, pred, outPath, false)
 	}
 	if err == nil {
 		err = writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode())
@@ -564,6 +551,7 @@ func (res *InstanceResult) setErr(err error) {
 }
 
 func fillFromInstanceReport(res *InstanceResult, r grade.InstanceReport) {
+	res.Report = &r
 	res.Status = StatusUnresolved
 	if r.Resolved {
 		res.Status = StatusResolved
