@@ -72,7 +72,7 @@ func (e *NoImageError) Unwrap() error { return ErrNoImage }
 // engine, and why pulling the first of them failed.
 type MissingImagesError struct {
 	Host   string       // the engine's address ("" for the default)
-	Mode   harness.Mode // the run's mode
+	Mode   harness.Mode // the mode of the instances that need the first image
 	Images []string     // the missing images, sorted
 	Err    error        // the pull's error (wraps sandbox.ErrImageNotFound)
 }

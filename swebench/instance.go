@@ -196,7 +196,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err := writeFileAtomic(filepath.Join(dir, "patch.diff"), []byte(patch)); err != nil {
 		return err
 	}
-	ts := e.specs[inst.InstanceID].ts
+	ts, mode := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].mode
 	for _, note := range ts.Notes {
 		ilog.printf("Spec: %s", note)
 	}
@@ -210,7 +210,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err != nil {
 		return err
 	}
-	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: e.cfg.Mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
+	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
 	if err := writeFileAtomic(filepath.Join(dir, "eval.sh"), []byte(script)); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if runtime == "" {
 		runtime = "the engine's default runtime"
 	}
-	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, e.cfg.Mode, runtime)
+	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, mode, runtime)
 	sb, err := client.Create(ctx, sbSpec)
 	if err != nil {
 		return fmt.Errorf("create sandbox: %w", err)
@@ -342,7 +342,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		s.Policy, s.Labels, s.Runtime, s.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
 		return s
 	}
-	if e.cfg.Mode == harness.ModePrebuilt {
+	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return profile(), nil, cleanup, nil
 	}
 	ws := filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir, filepath.Base(filepath.Clean("/"+inst.InstanceID)))

@@ -55,15 +55,16 @@ func newEvaluator(cfg config, client *sandbox.Client) (*evaluator, error) {
 	if len(e.names) == 0 {
 		return e, nil
 	}
-	var opts []repo.Option
+	// --repos asks for workspace mode, in the server's default image;
+	// without it each instance runs as the library plans it (official
+	// repositories in their official images).
 	if len(cfg.Repos) > 0 {
-		opts = append(opts, repo.WithLocalSources(cfg.Repos...))
+		r, err := repo.New(repo.WithLocalSources(cfg.Repos...))
+		if err != nil {
+			return nil, fmt.Errorf("repository cache: %w", err)
+		}
+		e.repos = r
 	}
-	r, err := repo.New(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("repository cache: %w", err)
-	}
-	e.repos = r
 	dir, err := os.MkdirTemp("", "swebox-mcp-eval-")
 	if err != nil {
 		return nil, err
@@ -162,10 +163,11 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		LogDir:      filepath.Join(dir, "logs"),
 		ReportDir:   dir,
 		WorkDir:     filepath.Join(dir, "work"),
-		Image:       e.image,
-		Repos:       e.repos,
 		Sandboxes:   []*sandbox.Client{e.client},
 		Limits:      sandbox.Limits{Memory: e.memory},
+	}
+	if e.repos != nil {
+		cfg.Image, cfg.Repos = e.image, e.repos
 	}
 	if progress != nil {
 		cfg.Progress = func(ev swebench.Event) { fmt.Fprintln(progress, progressLine(ev)) }
