@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -222,7 +223,7 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 	if err != nil {
 		return nil, fmt.Errorf("create environment directory: %w", err)
 	}
-	defer removeAll(tmp)
+	defer fsutil.RemoveAll(tmp)
 	if err := own(tmp); err != nil {
 		return nil, fmt.Errorf("create environment directory: %w", err)
 	}
@@ -343,14 +344,14 @@ func installInto(ws, env string) error {
 		return fmt.Errorf("stage environment: %w", err)
 	}
 	if err := copyTree(env, tmp, os.Geteuid() == 0); err != nil {
-		return errors.Join(fmt.Errorf("copy environment: %w", err), removeAll(tmp))
+		return errors.Join(fmt.Errorf("copy environment: %w", err), fsutil.RemoveAll(tmp))
 	}
 	dst := filepath.Join(ws, ".venv")
-	if err := removeAll(dst); err != nil {
-		return errors.Join(err, removeAll(tmp))
+	if err := fsutil.RemoveAll(dst); err != nil {
+		return errors.Join(err, fsutil.RemoveAll(tmp))
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return errors.Join(fmt.Errorf("install environment: %w", err), removeAll(tmp))
+		return errors.Join(fmt.Errorf("install environment: %w", err), fsutil.RemoveAll(tmp))
 	}
 	return nil
 }

@@ -421,24 +421,6 @@ func mimeType(name string, head []byte) string {
 	return http.DetectContentType(head)
 }
 
-// removeAll removes a tree the sandbox may have made read-only in places.
-func removeAll(p string) error {
-	err := os.RemoveAll(p)
-	if err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(q, 0o755)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(p); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
-	}
-	return nil
-}
-
 // copyTree copies the tree at src to dst (which must not exist), keeping
 // symlinks as symlinks. Regular files are hard-linked when link is set and
 // the file system allows it, else copied. New directories and copied files

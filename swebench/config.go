@@ -16,7 +16,7 @@ const (
 	DefaultMaxWorkers      = 4
 	DefaultTimeout         = 1800 * time.Second
 	DefaultLogDir          = "logs"
-	DefaultImage           = "swebox/python:bookworm"
+	DefaultImage           = sandbox.ProjectImage
 	DefaultTestOutputLimit = 64 << 20
 	DefaultPullRetries     = 4
 	DefaultPullBackoff     = 30 * time.Second

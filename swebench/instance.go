@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -356,7 +356,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		if e.cfg.KeepWorkspaces {
 			return nil
 		}
-		return removeWorkspace(ws)
+		return fsutil.RemoveAll(ws)
 	}
 	copyIn := e.cfg.CopyWorkspace || !sharesHostFiles(client)
 	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
@@ -420,24 +420,6 @@ func workspaceUser() (user string, owner *repo.Owner) {
 		return fmt.Sprintf("%d:%d", uid, gid), nil
 	}
 	return sandbox.DefaultUser, &repo.Owner{UID: 1000, GID: 1000}
-}
-
-// removeWorkspace deletes a workspace even when the tests made parts of it
-// unreadable or unremovable (chmod 000 directories).
-func removeWorkspace(ws string) error {
-	if err := os.RemoveAll(ws); err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(ws); err != nil {
-		return fmt.Errorf("remove workspace: %w", err)
-	}
-	return nil
 }
 
 // applyPatch runs the official patch fallbacks; the first that exits 0 wins.

@@ -140,7 +140,7 @@ var runFlagSpecs = []flagSpec{
 	{names: []string{"modal"}, arg: "BOOL", usage: "false is accepted; true is refused: swebox has no Modal backend, and running elsewhere than asked would not be the run asked for",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Modal) }},
 
-	{names: []string{"workspace"}, arg: "", swebox: true, usage: "workspace mode for every instance: check each repository out at its base commit and mount it at /testbed in --image or the --image_map image (an official repository needs an --image_map entry)",
+	{names: []string{string(harness.ModeWorkspace)}, arg: "", swebox: true, usage: "workspace mode for every instance: check each repository out at its base commit and mount it at /testbed in --image or the --image_map image (an official repository needs an --image_map entry)",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Workspace) }},
 	{names: []string{"repos"}, arg: "DIR", swebox: true, usage: "workspace mode: directory of local repositories (owner/name or owner__name, bare or not), searched before the network; repeatable",
 		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.Repos) }},

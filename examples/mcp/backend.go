@@ -335,15 +335,9 @@ func readCapped(workspace, name string, limit int) sandbox.Output {
 	if err != nil {
 		return sandbox.Output{}
 	}
-	o := sandbox.Output{Total: int64(len(b))}
-	if len(b) <= limit {
-		o.Head = b
-		return o
-	}
-	half := limit / 2
-	o.Head, o.Tail, o.Truncated = b[:half], b[len(b)-(limit-half):], true
-	o.Dropped = int64(len(b) - limit)
-	return o
+	ob := sandbox.NewOutputBuffer(limit)
+	_, _ = ob.Write(b)
+	return ob.Output()
 }
 
 func (b *backend) addFile(ctx context.Context, name string, f inputFile) error {
