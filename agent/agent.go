@@ -19,6 +19,7 @@ import (
 
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/agent/secrets"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -27,7 +28,7 @@ import (
 const (
 	// DefaultImage is the image sandboxes run when no other is given: the
 	// project's Python image (Debian bookworm, python3 3.11, pytest).
-	DefaultImage = "swebox/python:bookworm"
+	DefaultImage = sandbox.ProjectImage
 	// DefaultTimeout bounds one run.
 	DefaultTimeout = 60 * time.Second
 	// DefaultIdleTimeout is how long a session may sit unused before the
@@ -329,7 +330,7 @@ func (m *Manager) initState(cfg config) error {
 	}
 	m.libDir = filepath.Join(m.stateDir, "lib")
 	// One-shot workspaces left by a process that died.
-	if err := removeAll(filepath.Join(m.stateDir, "runs")); err != nil {
+	if err := fsutil.RemoveAll(filepath.Join(m.stateDir, "runs")); err != nil {
 		return fmt.Errorf("clear old runs: %w", err)
 	}
 	for _, d := range []string{m.envDir, m.libDir, filepath.Join(m.stateDir, "runs"), filepath.Join(m.stateDir, "sessions")} {
@@ -398,7 +399,7 @@ func (m *Manager) Close() error {
 func (m *Manager) closeResources() error {
 	var errs []error
 	if m.ownState && m.stateDir != "" {
-		errs = append(errs, removeAll(m.stateDir))
+		errs = append(errs, fsutil.RemoveAll(m.stateDir))
 	}
 	if m.lock != nil {
 		errs = append(errs, m.lock.Close())

@@ -6,10 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-)
 
-// errLocked is what tryLock returns when another process holds the lock.
-var errLocked = errors.New("locked")
+	"github.com/swebox/swebox/internal/fsutil"
+)
 
 // lockDir takes the state directory's lock: an exclusive lock on the file
 // .lock in dir, held until the returned file is closed and released by the
@@ -20,12 +19,14 @@ func lockDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock state directory: %w", err)
 	}
-	if err := tryLock(f); err != nil {
+	ok, err := fsutil.TryLock(f, true)
+	if err != nil {
 		f.Close()
-		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("%w: %s", ErrStateDirBusy, dir)
-		}
 		return nil, fmt.Errorf("lock state directory %s: %w", dir, err)
+	}
+	if !ok {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s", ErrStateDirBusy, dir)
 	}
 	return f, nil
 }
@@ -61,12 +62,12 @@ func RemoveStateDir(dir string) error {
 	var errs []error
 	for _, e := range entries {
 		if e.Name() != ".lock" {
-			errs = append(errs, removeAll(filepath.Join(dir, e.Name())))
+			errs = append(errs, fsutil.RemoveAll(filepath.Join(dir, e.Name())))
 		}
 	}
 	errs = append(errs, lock.Close())
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return removeAll(dir)
+	return fsutil.RemoveAll(dir)
 }

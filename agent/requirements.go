@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/swebox/swebox/agent/egress"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
@@ -236,7 +237,7 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 	if err != nil {
 		return nil, fmt.Errorf("create environment directory: %w", err)
 	}
-	defer removeAll(tmp)
+	defer fsutil.RemoveAll(tmp)
 	if err := own(tmp); err != nil {
 		return nil, fmt.Errorf("create environment directory: %w", err)
 	}
@@ -297,7 +298,7 @@ func (m *Manager) buildEnv(ctx context.Context, image, key string, r Requirement
 		}
 		// An entry whose metadata cannot be read (a link an older
 		// version cached, a half-removed tree) is replaced.
-		if rerr := removeAll(final); rerr != nil {
+		if rerr := fsutil.RemoveAll(final); rerr != nil {
 			return nil, fmt.Errorf("store environment: %w", errors.Join(err, rerr))
 		}
 		if err := os.Rename(tmp, final); err != nil {
@@ -382,14 +383,14 @@ func installInto(ws, env string) error {
 		return fmt.Errorf("stage environment: %w", err)
 	}
 	if err := copyTree(env, tmp, os.Geteuid() == 0); err != nil {
-		return errors.Join(fmt.Errorf("copy environment: %w", err), removeAll(tmp))
+		return errors.Join(fmt.Errorf("copy environment: %w", err), fsutil.RemoveAll(tmp))
 	}
 	dst := filepath.Join(ws, ".venv")
-	if err := removeAll(dst); err != nil {
-		return errors.Join(err, removeAll(tmp))
+	if err := fsutil.RemoveAll(dst); err != nil {
+		return errors.Join(err, fsutil.RemoveAll(tmp))
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return errors.Join(fmt.Errorf("install environment: %w", err), removeAll(tmp))
+		return errors.Join(fmt.Errorf("install environment: %w", err), fsutil.RemoveAll(tmp))
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/agent/traceback"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/sandbox"
 )
@@ -248,7 +249,7 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 	if err := newWorkspace(ws); err != nil {
 		return Result{}, err
 	}
-	defer func() { err = errors.Join(err, removeAll(ws)) }()
+	defer func() { err = errors.Join(err, fsutil.RemoveAll(ws)) }()
 	if err := m.writeFiles(ctx, ws, append(append([]File{}, so.Files...), eo.Files...)); err != nil {
 		return Result{}, err
 	}
@@ -339,7 +340,7 @@ func (m *Manager) discard(sb *sandbox.Sandbox) (release func()) {
 		err := sb.Remove(ctx)
 		<-released
 		if err == nil {
-			err = removeAll(sb.Spec().Workspace)
+			err = fsutil.RemoveAll(sb.Spec().Workspace)
 		}
 		if err != nil {
 			m.log.Warn("remove pooled sandbox", "id", sb.ID(), "err", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -351,9 +352,9 @@ func (s *Session) end(ctx context.Context, removeWorkspace bool) error {
 // removeDirs deletes the session's directory and its workspace, which a
 // pooled session keeps elsewhere, after its container is gone.
 func (s *Session) removeDirs() error {
-	err := removeAll(s.dir)
+	err := fsutil.RemoveAll(s.dir)
 	if s.pooled && s.ws != "" {
-		err = errors.Join(err, removeAll(s.ws))
+		err = errors.Join(err, fsutil.RemoveAll(s.ws))
 	}
 	return err
 }
@@ -651,7 +652,7 @@ func (m *Manager) clearEphemeralSessions() error {
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if !fileExists(filepath.Join(p, sessionMetaFile)) {
-			errs = append(errs, removeAll(p))
+			errs = append(errs, fsutil.RemoveAll(p))
 			continue
 		}
 		errs = append(errs, atomicfile.RemoveStale(p, sessionMetaFile))

@@ -422,9 +422,6 @@ func mimeType(name string, head []byte) string {
 	return http.DetectContentType(head)
 }
 
-// removeAll removes a tree the sandbox may have made read-only in places.
-func removeAll(p string) error { return hostfs.RemoveAll(p) }
-
 // copyTree copies the tree at src to dst (which must not exist), keeping
 // symlinks as symlinks. Regular files are hard-linked when link is set and
 // the file system allows it, else copied. New directories and copied files

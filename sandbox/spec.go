@@ -27,6 +27,12 @@ const (
 	HomeDir            = "/tmp/home"
 )
 
+// ProjectImage is the image scripts/build-image.sh builds from Debian
+// packages (bookworm, python3 3.11, pytest, git; user 1000): the default of
+// the agent toolkit and of SWE-bench's workspace mode. Spec.Image has no
+// default.
+const ProjectImage = "swebox/python:bookworm"
+
 // Spec describes a sandbox. The zero value of every hardening field means the
 // hardened default; loosening one needs a field of Relax, so a relaxation is
 // always visible in the spec.

@@ -2,14 +2,12 @@ package swebench
 
 import (
 	"log/slog"
-
 	"time"
-
-	"github.com/swebox/swebox/swebench/harness"
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/repo"
 )
 
@@ -18,7 +16,7 @@ const (
 	DefaultMaxWorkers      = 4
 	DefaultTimeout         = 1800 * time.Second
 	DefaultLogDir          = "logs"
-	DefaultImage           = "swebox/python:bookworm"
+	DefaultImage           = sandbox.ProjectImage
 	DefaultTestOutputLimit = 64 << 20
 	DefaultPullRetries     = 4
 	DefaultPullBackoff     = 30 * time.Second
@@ -46,9 +44,27 @@ type Config struct {
 	// Rules picks v4 or v5 grading and patch fallbacks. Default
 	// harness.V5.
 	Rules harness.Rules
-	// Mode picks how the repository reaches the container. Default: the
-	// mode the other fields ask for, as [Prepare] infers it.
+	// Mode picks how the repository reaches the container, for every
+	// instance. Default: the mode the other fields ask for (see
+	// [Config.Validate]); when none does, each instance runs as upstream
+	// would run it: in its official image (the row's image, else
+	// <Namespace>/sweb.eval.x86_64.<id>:<ImageTag>, pulled if missing)
+	// when the row names an image or the harness tables know its
+	// repository ([spec.Official]), in workspace mode otherwise (your own
+	// repositories, the demo).
+	//
+	// Workspace mode grades an official repository only in an image the
+	// image map names for it: the default image lacks its dependencies, so
+	// the run is refused before anything runs ([WorkspaceImageError]).
 	Mode harness.Mode
+	// Gold makes the predictions from the dataset's own patches, as the
+	// official "gold" predictions path does: from every row of Dataset
+	// under v4 rules (v4.1.0 reads the whole split), from the selection
+	// (InstanceIDs) under v5. Predictions must then be empty.
+	Gold bool
+	// Shard runs one slice of the selection (see [Shard]); the zero value
+	// runs all of it.
+	Shard Shard
 
 	// MaxWorkers bounds concurrent instances. Default 4.
 	MaxWorkers int
@@ -215,6 +231,10 @@ type InstanceResult struct {
 	Warning string
 	// Outcome is the instance's one typed outcome.
 	Outcome Outcome
+	// Report is the instance's report.json, as written (or, for an
+	// instance an earlier run finished, as read back); nil when the
+	// instance has none (StatusError, StatusEmptyPatch).
+	Report *grade.InstanceReport `json:",omitempty"`
 	// Retries lists the attempts the cluster cut short by losing the
 	// sandbox (see Config.LostRetries), oldest first; the result is the
 	// attempt after them.

@@ -25,7 +25,37 @@ var (
 	ErrPatchApply = errors.New("patch apply failed")
 	// ErrTestTimeout: the eval script ran past Config.Timeout.
 	ErrTestTimeout = errors.New("tests timed out")
+	// ErrConfig: a configuration (Config, GradeRequest) that cannot be
+	// run; the *ConfigError says which field and why.
+	ErrConfig = errors.New("invalid configuration")
 )
+
+// ConfigError is a configuration field with a value that cannot be used, or
+// that contradicts another field (Conflict names it). Reason says why in
+// words; commands map Field and Conflict to their flags.
+type ConfigError struct {
+	Field    string // e.g. "Namespace"
+	Value    string // the value given, as text; "" when the field's presence is the problem
+	Conflict string // the other field, when two fields contradict each other
+	Reason   string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Field)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
+	}
+	if e.Conflict != "" {
+		fmt.Fprintf(&b, " conflicts with %s", e.Conflict)
+	}
+	if e.Reason != "" {
+		b.WriteString(": " + e.Reason)
+	}
+	return b.String()
+}
+
+func (e *ConfigError) Unwrap() error { return ErrConfig }
 
 // NoImageError names the repository and version that have no image.
 type NoImageError struct {
@@ -42,7 +72,7 @@ func (e *NoImageError) Unwrap() error { return ErrNoImage }
 // engine, and why pulling the first of them failed.
 type MissingImagesError struct {
 	Host   string       // the engine's address ("" for the default)
-	Mode   harness.Mode // the run's mode
+	Mode   harness.Mode // the mode of the instances that need the first image
 	Images []string     // the missing images, sorted
 	Err    error        // the pull's error (wraps sandbox.ErrImageNotFound)
 }

@@ -74,6 +74,7 @@ type evaluator struct {
 	runDir   string // <log_dir>/run_evaluation/<run_id>/<model>
 	specOpts []spec.Option
 	specs    map[string]specEntry // by instance id, for sel.Run
+	shardOf  int                  // the selection's size before sharding; 0 without a shard
 	log      *slog.Logger
 	// owned are the clients the run created, closed by Plan.Close.
 	owned []*sandbox.Client
@@ -83,41 +84,40 @@ type evaluator struct {
 	done     int
 }
 
-// specEntry is the test spec of one instance, or why there is none.
+// specEntry is the test spec of one instance, or why there is none, and
+// the mode it runs in.
 type specEntry struct {
-	ts  spec.TestSpec
-	err error
+	ts   spec.TestSpec
+	err  error
+	mode harness.Mode
+}
+
+// anyWorkspace reports whether an instance of the run is in workspace mode.
+func (e *evaluator) anyWorkspace() bool {
+	for _, se := range e.specs {
+		if se.mode == harness.ModeWorkspace {
+			return true
+		}
+	}
+	return false
 }
 
 func newEvaluator(cfg Config) (*evaluator, error) {
-	if cfg.RunID == "" {
-		return nil, errors.New("evaluate: RunID is required")
-	}
-	if _, err := dataset.SafePathComponent(dataset.KindRunID, cfg.RunID); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	cfg.Rules = cfg.Rules.OrDefault()
-	if !cfg.Rules.Valid() {
-		return nil, fmt.Errorf("evaluate: unknown rules %q (want %s or %s)", cfg.Rules, harness.V4, harness.V5)
-	}
-	if cfg.Mode != "" && !cfg.Mode.Valid() {
-		return nil, fmt.Errorf("evaluate: unknown mode %q", cfg.Mode)
-	}
-	if cfg.ImageMap != nil && cfg.ImageMapFile != "" {
-		return nil, errors.New("evaluate: give ImageMap or ImageMapFile, not both")
-	}
+	asked := cfg.askedMode() // before the defaults fill the fields it reads
 	if err := dataset.CheckUniqueIDs(cfg.Dataset); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	shardOf, err := cfg.choosePredictions()
+	if err != nil {
+		return nil, err
 	}
 	sel, err := dataset.Select(cfg.Dataset, cfg.Predictions, cfg.InstanceIDs)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	if cfg.Mode == "" {
-		cfg.Mode = inferMode(cfg, sel.Instances)
-	}
-	if cfg.Repeat < 0 {
-		return nil, fmt.Errorf("evaluate: Repeat %d is negative", cfg.Repeat)
 	}
 	if cfg.Repeat == 0 {
 		cfg.Repeat = 1
@@ -174,26 +174,8 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		runDir: filepath.Join(cfg.LogDir, "run_evaluation", cfg.RunID, modelDir),
 		log:    cfg.Logger,
 	}
-	e.specOpts = []spec.Option{spec.WithRules(cfg.Rules), spec.WithTag(cfg.ImageTag)}
-	if cfg.Mode == harness.ModePrebuilt {
-		ns := cfg.Namespace
-		switch ns {
-		case "":
-			ns = harness.DefaultNamespace
-		case NoNamespace:
-			ns = ""
-		}
-		e.specOpts = append(e.specOpts, spec.WithMode(harness.ModePrebuilt), spec.WithNamespace(ns))
-	} else {
-		im, err := spec.NewImageMap(cfg.ImageMap)
-		if cfg.ImageMapFile != "" {
-			im, err = spec.LoadImageMap(cfg.ImageMapFile)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("evaluate: image map: %w", err)
-		}
-		e.specOpts = append(e.specOpts, spec.WithMode(harness.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image))
-	}
+	e.shardOf = shardOf
+	base := []spec.Option{spec.WithRules(cfg.Rules), spec.WithTag(cfg.ImageTag)}
 	if cfg.SpecOverrides != "" {
 		o, err := spec.LoadOverrides(cfg.SpecOverrides)
 		if err != nil {
@@ -202,46 +184,111 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		if err := o.CheckParsers(func(n string) bool { _, ok := logparse.Lookup(n); return ok }); err != nil {
 			return nil, fmt.Errorf("evaluate: %w", err)
 		}
-		e.specOpts = append(e.specOpts, spec.WithOverrides(o))
+		base = append(base, spec.WithOverrides(o))
 	}
+	ns := cfg.Namespace
+	switch ns {
+	case "":
+		ns = harness.DefaultNamespace
+	case NoNamespace:
+		ns = ""
+	}
+	im, err := spec.NewImageMap(cfg.ImageMap)
+	if cfg.ImageMapFile != "" {
+		im, err = spec.LoadImageMap(cfg.ImageMapFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: image map: %w", err)
+	}
+	opts := map[harness.Mode][]spec.Option{
+		harness.ModePrebuilt:  append(append([]spec.Option(nil), base...), spec.WithMode(harness.ModePrebuilt), spec.WithNamespace(ns)),
+		harness.ModeWorkspace: append(append([]spec.Option(nil), base...), spec.WithMode(harness.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image)),
+	}
+	refused := map[string]bool{}
 	e.specs = make(map[string]specEntry, len(sel.Run))
 	for _, id := range sel.Run {
 		inst, _ := sel.Instance(id)
-		ts, err := spec.For(inst, e.specOpts...)
+		mode := asked
+		if mode == "" {
+			mode = harness.ModeWorkspace
+			if inst.Image != "" || spec.Official(inst.Repo) {
+				mode = harness.ModePrebuilt
+			}
+		}
+		if _, named := im.Lookup(inst.Repo, inst.Version); mode == harness.ModeWorkspace && !named && spec.Official(inst.Repo) {
+			refused[inst.Repo] = true
+		}
+		ts, err := spec.For(inst, opts[mode]...)
 		if err != nil {
 			err = fmt.Errorf("test spec: %w", err)
 		}
-		e.specs[id] = specEntry{ts: ts, err: err}
+		e.specs[id] = specEntry{ts: ts, err: err, mode: mode}
+	}
+	if len(refused) > 0 && !cfg.RewriteReports {
+		return nil, fmt.Errorf("evaluate: %w", &WorkspaceImageError{Repos: sortedKeys(refused), Image: cfg.Image})
+	}
+	e.cfg.Mode = asked
+	if asked == "" {
+		e.cfg.Mode = e.uniformMode()
 	}
 	return e, nil
 }
 
-// inferMode is the mode cfg asks for when Mode is empty:
-//   - prebuilt when Namespace (other than NoNamespace) or ImageTag is set
-//     (NoNamespace with ImageTag names the official harness's locally built
-//     images, sweb.eval.x86_64.<id>:<tag>);
-//   - workspace when Namespace is NoNamespace or a field only workspace
-//     mode uses is set (Image, ImageMap, ImageMapFile, Repos, RepoSources,
-//     KeepWorkspaces, ShareObjects, CopyWorkspace);
-//   - otherwise prebuilt when every selected row names its image (v5
-//     datasets), else workspace.
-func inferMode(cfg Config, rows []dataset.Instance) harness.Mode {
-	switch {
-	case (cfg.Namespace != "" && cfg.Namespace != NoNamespace) || cfg.ImageTag != "":
-		return harness.ModePrebuilt
-	case cfg.Namespace == NoNamespace, cfg.Image != "", len(cfg.ImageMap) > 0, cfg.ImageMapFile != "",
-		cfg.Repos != nil, len(cfg.RepoSources) > 0, cfg.KeepWorkspaces, cfg.ShareObjects, cfg.CopyWorkspace:
-		return harness.ModeWorkspace
-	}
-	if len(rows) == 0 {
-		return harness.ModeWorkspace
-	}
-	for _, r := range rows {
-		if r.Image == "" {
-			return harness.ModeWorkspace
+// uniformMode is the mode of every instance of the run; "" when they
+// differ, workspace when there are none.
+func (e *evaluator) uniformMode() harness.Mode {
+	var m harness.Mode
+	for _, se := range e.specs {
+		if m != "" && se.mode != m {
+			return ""
 		}
+		m = se.mode
 	}
-	return harness.ModePrebuilt
+	if m == "" {
+		return harness.ModeWorkspace
+	}
+	return m
+}
+
+// choosePredictions makes the gold predictions (Config.Gold) and cuts the
+// shard (Config.Shard): cfg's Predictions and InstanceIDs become the
+// shard's. It returns the size of the selection before sharding, 0 without
+// a shard.
+func (cfg *Config) choosePredictions() (int, error) {
+	if !cfg.Gold && !cfg.Shard.Enabled() {
+		return 0, nil
+	}
+	all, err := dataset.Select(cfg.Dataset, nil, cfg.InstanceIDs)
+	if err != nil {
+		return 0, fmt.Errorf("evaluate: %w", err)
+	}
+	if cfg.Gold {
+		// v4.1.0 makes them from the whole split, 5.0.2 from the selection.
+		rows := cfg.Dataset
+		if cfg.Rules == harness.V5 && len(cfg.InstanceIDs) > 0 {
+			rows = all.Instances
+		}
+		cfg.Predictions = dataset.GoldPredictions(rows)
+	}
+	if !cfg.Shard.Enabled() {
+		return 0, nil
+	}
+	// Every shard checks the whole predictions list, so that all fail alike
+	// on a bad one.
+	if _, err := dataset.Select(cfg.Dataset, cfg.Predictions, cfg.InstanceIDs); err != nil {
+		return 0, fmt.Errorf("evaluate: %w", err)
+	}
+	ids := make([]string, len(all.Instances))
+	for i, in := range all.Instances {
+		ids[i] = in.InstanceID
+	}
+	mine := cfg.Shard.Slice(ids)
+	if len(mine) == 0 {
+		return 0, &EmptyShardError{Shard: cfg.Shard, Selected: len(ids)}
+	}
+	cfg.Predictions = cfg.Shard.predictions(cfg.Predictions, ids, mine)
+	cfg.InstanceIDs = mine
+	return len(ids), nil
 }
 
 // connect makes sure every engine answers and, in workspace mode, that the
@@ -260,7 +307,7 @@ func (e *evaluator) connect(ctx context.Context) error {
 			return fmt.Errorf("evaluate: %w", err)
 		}
 	}
-	if e.cfg.Mode == harness.ModeWorkspace && e.cfg.Repos == nil && len(e.sel.Run) > 0 {
+	if e.cfg.Repos == nil && e.anyWorkspace() {
 		rc, err := repo.New(repo.WithLocalSources(e.cfg.RepoSources...), repo.WithLogger(e.log))
 		if err != nil {
 			return fmt.Errorf("evaluate: repository cache: %w", err)

@@ -284,21 +284,13 @@ func TestEvaluatePrebuiltMode(t *testing.T) {
 	// at /testbed, owned by root.
 	ns := "swebox-test-" + strings.ToLower(f.client.Session()[len(f.client.Session())-6:])
 	ref := ns + "/sweb.eval.x86_64.calc_1776_calc-1:latest"
-	buildCtx := tarDir(t, filepath.Join(f.project.Sources, "swebox-test__calc"), "testbed")
-	df := "FROM " + testenv.Image() + "\nCOPY testbed /testbed\nWORKDIR /testbed\n"
-	addToTar(t, buildCtx, "Dockerfile", df)
 	// The same image under the name the official harness gives images it
 	// builds locally (no namespace, no _1776_ rewrite).
 	local := "sweb.eval.x86_64.calc__calc-1:" + ns
-	_, err := f.client.BuildImage(ctx, sandbox.BuildRequest{Context: buildCtx.buf, Tags: []string{ref, local}, NetworkMode: "none"})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		assert.NoError(t, f.client.RemoveImage(context.Background(), local))
-		assert.NoError(t, f.client.RemoveImage(context.Background(), ref))
-	})
+	testenv.BuildTestbedImage(t, f.client, filepath.Join(f.project.Sources, "swebox-test__calc"), ref, local)
 
 	cfg := f.config(t, "prebuilt", []dataset.Prediction{pred("calc__calc-1", goldPatch)})
-	cfg.Mode, cfg.Namespace, cfg.Repos = harness.ModePrebuilt, ns, nil
+	cfg.Mode, cfg.Namespace, cfg.Repos, cfg.Image = harness.ModePrebuilt, ns, nil, ""
 	cfg.InstanceIDs = []string{"calc__calc-1"}
 	res, err := swebench.Evaluate(ctx, cfg)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/sandbox"
 )
 
 // writeFileAtomic writes data to path so that a reader, or a rerun after a
@@ -23,25 +24,25 @@ type pendingFile interface {
 }
 
 // cappedFile writes a stream to a file, keeping at most limit bytes: the
-// head goes straight to disk, and past it only the last tailSize bytes are
-// kept in memory, appended at Close after a line saying how many bytes were
-// dropped. A test that prints gigabytes costs neither disk nor memory, and
-// the summary at the end of a pytest log survives. The file shows at its
-// path only once Close has written all of it: a crash leaves no partial log
-// for a regrade to trust.
+// head goes straight to disk, and past it a sandbox.OutputBuffer of
+// limit/restShare bytes keeps the first and last bytes of the rest in
+// memory, appended at Close with a line between them saying how many bytes
+// were dropped. A test that prints gigabytes costs neither disk nor memory,
+// and the summary at the end of a pytest log survives. The file shows at
+// its path only once Close has written all of it: a crash leaves no
+// partial log for a regrade to trust.
 type cappedFile struct {
 	mu       sync.Mutex
 	f        pendingFile
 	headLeft int64
-	tail     []byte
-	tailPos  int
-	tailFull bool
-	dropped  int64
+	rest     *sandbox.OutputBuffer // nil when the limit leaves no room past the head
+	dropped  int64                 // bytes dropped without rest
 	err      error
 }
 
-// tailShare is the part of the limit kept from the end of the stream.
-const tailShare = 8
+// restShare is the part of the limit kept in memory past the head, half of
+// it from the end of the stream.
+const restShare = 4
 
 func newCappedFile(path string, limit int64) (*cappedFile, error) {
 	f, err := atomicfile.Create(path, 0o644)
@@ -52,8 +53,12 @@ func newCappedFile(path string, limit int64) (*cappedFile, error) {
 }
 
 func newCapped(f pendingFile, limit int64) *cappedFile {
-	tailSize := limit / tailShare
-	return &cappedFile{f: f, headLeft: limit - tailSize, tail: make([]byte, 0, tailSize)}
+	restSize := limit / restShare
+	c := &cappedFile{f: f, headLeft: limit - restSize}
+	if restSize > 0 {
+		c.rest = sandbox.NewOutputBuffer(int(restSize))
+	}
+	return c
 }
 
 func (c *cappedFile) Write(p []byte) (int, error) {
@@ -66,42 +71,35 @@ func (c *cappedFile) Write(p []byte) (int, error) {
 		c.headLeft -= k
 		p = p[k:]
 	}
-	for len(p) > 0 && cap(c.tail) > 0 {
-		if !c.tailFull && len(c.tail) < cap(c.tail) {
-			k := min(len(p), cap(c.tail)-len(c.tail))
-			c.tail = append(c.tail, p[:k]...)
-			p = p[k:]
-			if len(c.tail) == cap(c.tail) {
-				c.tailFull = true
-			}
-			continue
-		}
-		k := copy(c.tail[c.tailPos:], p)
-		c.dropped += int64(k)
-		c.tailPos = (c.tailPos + k) % len(c.tail)
-		p = p[k:]
+	switch {
+	case len(p) == 0:
+	case c.rest != nil:
+		_, _ = c.rest.Write(p)
+	default:
+		c.dropped += int64(len(p))
 	}
-	c.dropped += int64(len(p))
 	return n, nil
 }
 
-// Close writes the kept tail and commits the file. Any failed write, of
-// the head, the drop note or the tail (a full disk), is returned, and then
-// nothing shows at the path: a log missing its end (where pytest's summary
-// is) must not be graded.
+// Close writes what was kept past the head and commits the file. Any
+// failed write, of the head, the drop note or the tail (a full disk), is
+// returned, and then nothing shows at the path: a log missing its end
+// (where pytest's summary is) must not be graded.
 func (c *cappedFile) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.f == nil {
 		return c.err
 	}
-	if c.dropped > 0 {
-		c.write([]byte(fmt.Sprintf("\n[swebox: %d bytes of output dropped here]\n", c.dropped)))
+	var rest sandbox.Output
+	if c.rest != nil {
+		rest = c.rest.Output()
 	}
-	if len(c.tail) > 0 {
-		c.write(c.tail[c.tailPos:])
-		c.write(c.tail[:c.tailPos])
+	c.write(rest.Head)
+	if dropped := c.dropped + rest.Dropped; dropped > 0 {
+		c.write([]byte(fmt.Sprintf("\n[swebox: %d bytes of output dropped here]\n", dropped)))
 	}
+	c.write(rest.Tail)
 	if c.err != nil {
 		c.f.Abort()
 	} else {

@@ -166,7 +166,7 @@ func (e *evaluator) statuses(inst dataset.Instance, pred dataset.Prediction, dir
 	if _, err := os.Stat(outPath); err != nil {
 		return nil
 	}
-	rep, err := e.grade(inst, se.ts, pred, outPath, false)
+	rep, err := e.grade(inst, se.ts, pred, outPath, true)
 	if err != nil || !rep.Evaluation.Usable {
 		return nil
 	}

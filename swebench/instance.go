@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/internal/atomicfile"
-	"github.com/swebox/swebox/internal/hostfs"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -196,7 +196,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err := writeFileAtomic(filepath.Join(dir, "patch.diff"), []byte(patch)); err != nil {
 		return err
 	}
-	ts := e.specs[inst.InstanceID].ts
+	ts, mode := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].mode
 	for _, note := range ts.Notes {
 		ilog.printf("Spec: %s", note)
 	}
@@ -210,7 +210,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err != nil {
 		return err
 	}
-	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: e.cfg.Mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
+	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
 	if err := writeFileAtomic(filepath.Join(dir, "eval.sh"), []byte(script)); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if runtime == "" {
 		runtime = "the engine's default runtime"
 	}
-	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, e.cfg.Mode, runtime)
+	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, mode, runtime)
 	sb, err := client.Create(ctx, sbSpec)
 	if err != nil {
 		return fmt.Errorf("create sandbox: %w", err)
@@ -318,7 +318,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		e.logDiff(ctx, sb, ilog, "after")
 	}
 
-	report, err := e.grade(inst, ts, pred, outPath, false)
+	report, err := e.grade(inst, ts, pred, outPath, true)
 	if err != nil {
 		return err
 	}
@@ -342,7 +342,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		s.Policy, s.Labels, s.Runtime, s.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
 		return s
 	}
-	if e.cfg.Mode == harness.ModePrebuilt {
+	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return profile(), nil, cleanup, nil
 	}
 	ws := filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir, filepath.Base(filepath.Clean("/"+inst.InstanceID)))
@@ -356,7 +356,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		if e.cfg.KeepWorkspaces {
 			return nil
 		}
-		return removeWorkspace(ws)
+		return fsutil.RemoveAll(ws)
 	}
 	copyIn := e.cfg.CopyWorkspace || !sharesHostFiles(client)
 	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
@@ -422,10 +422,6 @@ func workspaceUser() (user string, owner *repo.Owner) {
 	return sandbox.DefaultUser, &repo.Owner{UID: 1000, GID: 1000}
 }
 
-// removeWorkspace deletes a workspace even when the tests made parts of it
-// unreadable or unremovable (chmod 000 directories).
-func removeWorkspace(ws string) error { return hostfs.RemoveAll(ws) }
-
 // applyPatch runs the official patch fallbacks; the first that exits 0 wins.
 func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog) (string, error) {
 	attempts, err := spec.PatchCommands(e.cfg.Rules, stagedPatch)
@@ -490,27 +486,14 @@ func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *inst
 	ilog.printf("Git diff %s:\n%s", when, r.Stdout.String())
 }
 
-// grade grades test_output.txt into a report.
-func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, regrade bool) (grade.InstanceReport, error) {
+// grade grades test_output.txt into a report; fresh when this attempt has
+// just written it (see [GradeRequest.Fresh]).
+func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, fresh bool) (grade.InstanceReport, error) {
 	raw, err := os.ReadFile(outPath)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("read test output: %w", err)
 	}
-	text, err := grade.DecodeOutput(raw, e.rules)
-	if err != nil {
-		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
-	}
-	in := grade.Input{
-		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
-		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
-		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
-		Rules:    e.rules, PatchIsNone: pred.ModelPatch == nil, Regrade: regrade,
-	}
-	report, err := grade.Grade(in)
-	if err != nil {
-		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)
-	}
-	return report, nil
+	return gradeWithSpec(GradeRequest{Instance: inst, Log: raw, Rules: e.rules, PatchIsNone: pred.ModelPatch == nil, Fresh: fresh}, ts)
 }
 
 // regrade re-grades an existing test_output.txt (rewrite mode); false when
@@ -529,7 +512,7 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 	ts, err := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].err
 	var report grade.InstanceReport
 	if err == nil {
-		report, err = e.grade(inst, ts, pred, outPath, true)
+		report, err = e.grade(inst, ts, pred, outPath, false)
 	}
 	if err == nil {
 		err = writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode())
@@ -550,6 +533,7 @@ func (res *InstanceResult) setErr(err error) {
 }
 
 func fillFromInstanceReport(res *InstanceResult, r grade.InstanceReport) {
+	res.Report = &r
 	res.Status = StatusUnresolved
 	if r.Resolved {
 		res.Status = StatusResolved

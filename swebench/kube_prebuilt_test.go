@@ -98,7 +98,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	evaluate := func(c *sandbox.Client, runID string) map[string]swebench.InstanceResult {
 		cfg := f.config(t, runID, preds)
 		cfg.Sandboxes = []*sandbox.Client{c}
-		cfg.Mode, cfg.Namespace, cfg.Repos = harness.ModePrebuilt, ns, nil
+		cfg.Mode, cfg.Namespace, cfg.Repos, cfg.Image = harness.ModePrebuilt, ns, nil, ""
 		cfg.InstanceIDs = []string{"calc__calc-1", "calc__calc-3"}
 		res, err := swebench.Evaluate(ctx, cfg)
 		require.NoError(t, err)

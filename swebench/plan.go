@@ -18,9 +18,18 @@ import (
 // before anything is written. [Plan.Run] runs it; [Plan.Close] releases the
 // engine client the plan made itself, if any.
 type Plan struct {
-	// Mode and Rules are Config's, or what Prepare inferred for them.
-	Mode  harness.Mode
+	// Mode is the mode of every instance: Config's, or what its fields ask
+	// for, or, when nothing does, the one each instance gets (see
+	// Config.Mode); "" when the instances' modes differ (Modes has each).
+	Mode harness.Mode
+	// Modes is the mode of each instance of Instances.
+	Modes map[string]harness.Mode
+	// Rules are Config's, or the default.
 	Rules harness.Rules
+	// Shard is Config's; ShardOf the size of the selection it was cut
+	// from (0 without a shard).
+	Shard   Shard
+	ShardOf int
 	// Model names the run report and the log directory.
 	Model string
 	// Instances lists the instances to evaluate (a prediction with a
@@ -57,12 +66,14 @@ func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{
-		Mode: e.cfg.Mode, Rules: e.rules, Model: e.modelName(),
+		Mode: e.cfg.Mode, Modes: map[string]harness.Mode{}, Rules: e.rules, Model: e.modelName(),
+		Shard: e.cfg.Shard, ShardOf: e.shardOf,
 		Instances: e.sel.Run, Selected: len(e.sel.Instances), Warnings: e.sel.Warnings, e: e,
 	}
 	seen := map[string]bool{}
 	for _, id := range e.sel.Run {
 		se := e.specs[id]
+		p.Modes[id] = se.mode
 		switch {
 		case se.err != nil:
 		case se.ts.Image == "":
@@ -115,7 +126,7 @@ func (p *Plan) checkImages(ctx context.Context) error {
 			// A registry's rate limit passes: the instances pull again,
 			// with backoff (Config.PullRetries).
 			if !errors.Is(err, sandbox.ErrRateLimited) {
-				return &MissingImagesError{Host: c.Host(), Mode: p.Mode, Images: missing, Err: err}
+				return &MissingImagesError{Host: c.Host(), Mode: p.imageMode(missing[0]), Images: missing, Err: err}
 			}
 		}
 		if p.Pull == nil {
@@ -124,6 +135,16 @@ func (p *Plan) checkImages(ctx context.Context) error {
 		p.Pull[c.Host()] = missing
 	}
 	return nil
+}
+
+// imageMode is the mode of the instances that run in image.
+func (p *Plan) imageMode(image string) harness.Mode {
+	for _, id := range p.Instances {
+		if se := p.e.specs[id]; se.err == nil && se.ts.Image == image {
+			return se.mode
+		}
+	}
+	return p.Mode
 }
 
 // Run evaluates the plan's instances (or regrades them with

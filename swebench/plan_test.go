@@ -19,18 +19,30 @@ import (
 )
 
 // TestPrepareInfersMode: an empty Config.Mode becomes the mode the other
-// fields ask for, as the eval command's flags do.
+// fields ask for, as the eval command's flags do; when none asks, each row
+// runs as upstream would run it: in its official image when the row names
+// one or the harness tables know its repository, else in workspace mode.
 func TestPrepareInfersMode(t *testing.T) {
+	commit := strings.Repeat("a", 40)
 	withImage := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b", Image: "x/b:1"}}
 	mixed := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b"}}
+	official := []dataset.Instance{{InstanceID: "astropy__astropy-12907", Repo: "astropy/astropy", Version: "4.3", BaseCommit: commit},
+		{InstanceID: "django__django-11099", Repo: "django/django", Version: "3.0", BaseCommit: commit}}
+	own := []dataset.Instance{{InstanceID: "me__tool-1", Repo: "me/tool", BaseCommit: commit}}
 	type testCase struct {
-		name string
-		cfg  swebench.Config
-		rows []dataset.Instance
-		want harness.Mode
+		name  string
+		cfg   swebench.Config
+		rows  []dataset.Instance
+		want  harness.Mode
+		modes map[string]harness.Mode
 	}
 	for _, tc := range []testCase{
-		{name: "rows without images", rows: mixed, want: harness.ModeWorkspace},
+		{name: "official repositories", rows: official, want: harness.ModePrebuilt},
+		{name: "own repositories", rows: own, want: harness.ModeWorkspace},
+		{name: "official and own", rows: append(append([]dataset.Instance(nil), official...), own...), want: "",
+			modes: map[string]harness.Mode{"astropy__astropy-12907": harness.ModePrebuilt, "django__django-11099": harness.ModePrebuilt, "me__tool-1": harness.ModeWorkspace}},
+		{name: "rows that name images and rows that do not", rows: mixed, want: "",
+			modes: map[string]harness.Mode{"a": harness.ModePrebuilt, "b": harness.ModeWorkspace}},
 		{name: "rows that all name images", rows: withImage, want: harness.ModePrebuilt},
 		{name: "no rows", want: harness.ModeWorkspace},
 		{name: "namespace", cfg: swebench.Config{Namespace: "swebench"}, rows: mixed, want: harness.ModePrebuilt},
@@ -40,17 +52,178 @@ func TestPrepareInfersMode(t *testing.T) {
 		{name: "image beats row images", cfg: swebench.Config{Image: "img"}, rows: withImage, want: harness.ModeWorkspace},
 		{name: "repo sources beat row images", cfg: swebench.Config{RepoSources: []string{"/r"}}, rows: withImage, want: harness.ModeWorkspace},
 		{name: "image map", cfg: swebench.Config{ImageMap: map[string]string{"a/b": "img"}}, rows: withImage, want: harness.ModeWorkspace},
-		{name: "explicit mode wins", cfg: swebench.Config{Mode: harness.ModePrebuilt, Image: "img"}, rows: mixed, want: harness.ModePrebuilt},
+		{name: "workspace mode asked for", cfg: swebench.Config{Mode: harness.ModeWorkspace}, rows: own, want: harness.ModeWorkspace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			cfg.Dataset, cfg.RunID, cfg.RewriteReports, cfg.LogDir = tc.rows, "r", true, t.TempDir()
+			for _, r := range tc.rows {
+				patch := "diff"
+				cfg.Predictions = append(cfg.Predictions, dataset.Prediction{InstanceID: r.InstanceID, ModelNameOrPath: "m", ModelPatch: &patch})
+			}
 			p, err := swebench.Prepare(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, p.Mode)
+			if tc.modes != nil {
+				assert.Equal(t, tc.modes, p.Modes)
+			}
 			assert.Equal(t, harness.V5, p.Rules, "the default rules")
 		})
 	}
+}
+
+// TestPrepareOfficialImages: with no mode asked for, an official row runs
+// in its official image, named as upstream names it, or in the row's own
+// image (5.0.2 rows).
+func TestPrepareOfficialImages(t *testing.T) {
+	commit := strings.Repeat("a", 40)
+	rows := []dataset.Instance{
+		{InstanceID: "astropy__astropy-12907", Repo: "astropy/astropy", Version: "4.3", BaseCommit: commit, Patch: "diff"},
+		{InstanceID: "django__django-11099", Repo: "django/django", Version: "3.0", BaseCommit: commit, Patch: "diff", Image: "registry.example/django:11099"},
+	}
+	cfg := swebench.Config{Dataset: rows, Gold: true, RunID: "r", RewriteReports: true, LogDir: t.TempDir()}
+	p, err := swebench.Prepare(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, harness.ModePrebuilt, p.Mode)
+	assert.Equal(t, []string{"registry.example/django:11099", "swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest"}, p.Images)
+
+	cfg.Namespace, cfg.ImageTag = "mirror", "v1"
+	p, err = swebench.Prepare(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Contains(t, p.Images, "mirror/sweb.eval.x86_64.astropy_1776_astropy-12907:v1")
+}
+
+// TestPrepareRefusesOfficialReposInWorkspaceImages: workspace mode grades
+// an official repository only in an image the image map names for it; the
+// refusal comes before any engine is asked or anything is written.
+func TestPrepareRefusesOfficialReposInWorkspaceImages(t *testing.T) {
+	commit := strings.Repeat("a", 40)
+	rows := []dataset.Instance{
+		{InstanceID: "django__django-11099", Repo: "django/django", Version: "3.0", BaseCommit: commit, Patch: "diff"},
+		{InstanceID: "astropy__astropy-12907", Repo: "astropy/astropy", Version: "4.3", BaseCommit: commit, Patch: "diff"},
+		{InstanceID: "me__tool-1", Repo: "me/tool", BaseCommit: commit, Patch: "diff"},
+	}
+	dir := t.TempDir()
+	type testCase struct {
+		name string
+		cfg  swebench.Config
+		want []string // refused repositories; nil: accepted
+	}
+	for _, tc := range []testCase{
+		{name: "workspace mode", cfg: swebench.Config{Mode: harness.ModeWorkspace}, want: []string{"astropy/astropy", "django/django"}},
+		{name: "repo sources", cfg: swebench.Config{RepoSources: []string{dir}}, want: []string{"astropy/astropy", "django/django"}},
+		{name: "an image for everything", cfg: swebench.Config{Image: "img"}, want: []string{"astropy/astropy", "django/django"}},
+		{name: "image map names one", cfg: swebench.Config{ImageMap: map[string]string{"django/django": "dj"}}, want: []string{"astropy/astropy"}},
+		{name: "image map names both", cfg: swebench.Config{ImageMap: map[string]string{"django/django": "dj", "astropy/astropy:4.3": "ap"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Dataset, cfg.Gold, cfg.RunID, cfg.LogDir = rows, true, "r", filepath.Join(dir, "logs")
+			if tc.want == nil {
+				cfg.RewriteReports = true // no engine to reach
+				p, err := swebench.Prepare(context.Background(), cfg)
+				require.NoError(t, err)
+				assert.Equal(t, harness.ModeWorkspace, p.Mode)
+				return
+			}
+			cfg.Sandboxes = []*sandbox.Client{nil} // never reached: the refusal comes first
+			p, err := swebench.Prepare(context.Background(), cfg)
+			var wie *swebench.WorkspaceImageError
+			require.ErrorAs(t, err, &wie)
+			assert.Equal(t, tc.want, wie.Repos)
+			assert.ErrorIs(t, err, swebench.ErrConfig)
+			for _, r := range tc.want {
+				assert.Contains(t, err.Error(), r)
+			}
+			assert.Contains(t, err.Error(), "official prebuilt images")
+			assert.Contains(t, err.Error(), "build them locally")
+			assert.Contains(t, err.Error(), "image map")
+			assert.Nil(t, p)
+			assert.NoDirExists(t, cfg.LogDir)
+		})
+	}
+}
+
+// TestConfigValidate: contradictory and bad settings are typed errors
+// naming the field, from Validate and from Prepare alike.
+func TestConfigValidate(t *testing.T) {
+	type testCase struct {
+		name            string
+		cfg             swebench.Config
+		field, conflict string
+	}
+	for _, tc := range []testCase{
+		{name: "no run id", cfg: swebench.Config{}, field: "RunID"},
+		{name: "rules", cfg: swebench.Config{RunID: "r", Rules: "v3"}, field: "Rules"},
+		{name: "mode", cfg: swebench.Config{RunID: "r", Mode: "docker"}, field: "Mode"},
+		{name: "repos with namespace", cfg: swebench.Config{RunID: "r", RepoSources: []string{"/r"}, Namespace: "swebench"}, field: "RepoSources", conflict: "Namespace"},
+		{name: "image with tag", cfg: swebench.Config{RunID: "r", Image: "i", ImageTag: "v1"}, field: "Image", conflict: "ImageTag"},
+		{name: "image with prebuilt mode", cfg: swebench.Config{RunID: "r", Image: "i", Mode: harness.ModePrebuilt}, field: "Image", conflict: "Mode"},
+		{name: "namespace with workspace mode", cfg: swebench.Config{RunID: "r", Namespace: "swebench", Mode: harness.ModeWorkspace}, field: "Namespace", conflict: "Mode"},
+		{name: "two image maps", cfg: swebench.Config{RunID: "r", ImageMap: map[string]string{}, ImageMapFile: "m.json"}, field: "ImageMapFile", conflict: "ImageMap"},
+		{name: "shard", cfg: swebench.Config{RunID: "r", Shard: swebench.Shard{Index: 3, Count: 2}}, field: "Shard"},
+		{name: "gold and predictions", cfg: swebench.Config{RunID: "r", Gold: true, Predictions: []dataset.Prediction{{InstanceID: "a"}}}, field: "Predictions", conflict: "Gold"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, err := range []error{tc.cfg.Validate(), prepareErr(tc.cfg)} {
+				var ce *swebench.ConfigError
+				require.ErrorAs(t, err, &ce)
+				assert.Equal(t, tc.field, ce.Field)
+				assert.Equal(t, tc.conflict, ce.Conflict)
+				assert.ErrorIs(t, err, swebench.ErrConfig)
+			}
+		})
+	}
+	assert.NoError(t, swebench.Config{RunID: "r", Namespace: swebench.NoNamespace, Image: "i"}.Validate())
+}
+
+func prepareErr(cfg swebench.Config) error {
+	cfg.RewriteReports = true
+	_, err := swebench.Prepare(context.Background(), cfg)
+	return err
+}
+
+// TestPrepareGoldAndShards: the gold predictions come from the whole split
+// under v4 rules and from the selection under v5; a shard keeps its slice
+// of the selection and, on shard 1, the predictions outside it.
+func TestPrepareGoldAndShards(t *testing.T) {
+	commit := strings.Repeat("a", 40)
+	var rows []dataset.Instance
+	for _, id := range []string{"me__t-1", "me__t-2", "me__t-3", "me__t-4", "me__t-5"} {
+		rows = append(rows, dataset.Instance{InstanceID: id, Repo: "me/t", BaseCommit: commit, Patch: "diff " + id})
+	}
+	dir := t.TempDir()
+	run := func(t *testing.T, cfg swebench.Config) *swebench.Result {
+		t.Helper()
+		cfg.Dataset, cfg.Gold, cfg.RewriteReports, cfg.LogDir, cfg.ReportDir = rows, true, true, filepath.Join(dir, "logs"), dir
+		res, err := swebench.Evaluate(context.Background(), cfg)
+		require.NoError(t, err)
+		return res
+	}
+	sel := []string{"me__t-2", "me__t-4", "me__t-5"}
+	v4 := run(t, swebench.Config{RunID: "v4", Rules: harness.V4, InstanceIDs: sel})
+	assert.Equal(t, 5, v4.Report.SubmittedInstances, "v4: the whole split")
+	v5 := run(t, swebench.Config{RunID: "v5", Rules: harness.V5, InstanceIDs: sel})
+	assert.Equal(t, 3, v5.Report.SubmittedInstances, "v5: the selection")
+
+	s1 := run(t, swebench.Config{RunID: "s1", Rules: harness.V4, InstanceIDs: sel, Shard: swebench.Shard{Index: 1, Count: 2}})
+	s2 := run(t, swebench.Config{RunID: "s2", Rules: harness.V4, InstanceIDs: sel, Shard: swebench.Shard{Index: 2, Count: 2}})
+	assert.Equal(t, 4, s1.Report.SubmittedInstances, "shard 1: its slice and the predictions outside the selection")
+	assert.Equal(t, 1, s2.Report.SubmittedInstances)
+	assert.Equal(t, 5, s1.Report.SubmittedInstances+s2.Report.SubmittedInstances)
+
+	p, err := swebench.Prepare(context.Background(), swebench.Config{Dataset: rows, Gold: true, RunID: "s", RewriteReports: true, LogDir: dir,
+		InstanceIDs: sel, Shard: swebench.Shard{Index: 2, Count: 2}})
+	require.NoError(t, err)
+	assert.Equal(t, swebench.Shard{Index: 2, Count: 2}, p.Shard)
+	assert.Equal(t, 3, p.ShardOf)
+	assert.Equal(t, 1, p.Selected)
+
+	_, err = swebench.Prepare(context.Background(), swebench.Config{Dataset: rows, Gold: true, RunID: "s", RewriteReports: true, LogDir: dir,
+		InstanceIDs: sel, Shard: swebench.Shard{Index: 4, Count: 4}})
+	var empty *swebench.EmptyShardError
+	require.ErrorAs(t, err, &empty)
+	assert.Equal(t, 3, empty.Selected)
 }
 
 // TestPrepareReadsImageMapFileOnce: an image map file picks the images of

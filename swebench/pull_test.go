@@ -16,6 +16,7 @@ import (
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // A registry that rate-limits pulls, in front of the real engine: one image
@@ -104,4 +105,48 @@ func TestRateLimitedPullsBackOffWithoutHoldingAWorker(t *testing.T) {
 	require.Contains(t, finished, b.InstanceID)
 	assert.Less(t, finished[b.InstanceID], started[a.InstanceID], "b ran while a waited for its image: %v", events)
 	assert.Zero(t, testenv.CountLeftovers(t, c, c.Session()).Containers)
+}
+
+// TestPreparePullsOfficialImages: with no mode asked for, an official row
+// runs in its official image, named as upstream names it, which Prepare
+// pulls when the engine lacks it (here from a registry in front of the real
+// engine that delivers it by tagging the test image).
+func TestPreparePullsOfficialImages(t *testing.T) {
+	real := testenv.Client(t)
+	session := strings.ToLower(strings.NewReplacer(".", "-").Replace(real.Session()))
+	id := "astropy__astropy-" + session[len(session)-6:]
+	ref := harness.InstanceImage(id, harness.DefaultNamespace, harness.DefaultTag)
+	has, err := real.HasImage(context.Background(), ref)
+	require.NoError(t, err)
+	require.False(t, has, "%s exists already; the test would remove it", ref)
+	docker := testenv.Docker(t, real)
+	t.Cleanup(func() {
+		_, _ = docker.ImageRemove(context.Background(), ref, image.RemoveOptions{})
+	})
+	var mu sync.Mutex
+	var pulled []string
+	fe := testenv.NewFaultyEngine(t, real.Host(), func(r string) bool {
+		mu.Lock()
+		pulled = append(pulled, r)
+		mu.Unlock()
+		require.NoError(t, docker.ImageTag(context.Background(), testenv.Image(), r))
+		return false
+	})
+	c := testenv.Client(t, sandbox.WithHost(fe.Host()))
+
+	row := dataset.Instance{InstanceID: id, Repo: "astropy/astropy", Version: "4.3", BaseCommit: strings.Repeat("a", 40), Patch: "diff"}
+	plan, err := swebench.Prepare(context.Background(), swebench.Config{
+		Dataset: []dataset.Instance{row}, Gold: true, RunID: "official", LogDir: t.TempDir(), Sandboxes: []*sandbox.Client{c},
+	})
+	require.NoError(t, err)
+	defer plan.Close()
+	assert.Equal(t, harness.ModePrebuilt, plan.Mode)
+	assert.Equal(t, []string{ref}, plan.Images)
+	assert.Equal(t, []string{ref}, plan.Pull[c.Host()], "the missing official image is pulled while planning")
+	mu.Lock()
+	assert.Equal(t, []string{ref}, pulled)
+	mu.Unlock()
+	has, err = real.HasImage(context.Background(), ref)
+	require.NoError(t, err)
+	assert.True(t, has)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/fsutil"
 )
 
 // nonRootUID is who removes the workspace when the test runs as root: the
@@ -21,7 +23,7 @@ const nonRootUID = 1000
 
 // TestRemoveWorkspaceAsNonRoot removes, as a user other than root, a
 // workspace whose tests made directories unreadable (chmod 000) and
-// read-only (0555). A plain os.RemoveAll fails on it; removeWorkspace's
+// read-only (0555). A plain os.RemoveAll fails on it; fsutil.RemoveAll's
 // chmod-and-retry removes it. Root ignores permissions, so as root the
 // removal runs in a child process with the credentials of uid 1000.
 func TestRemoveWorkspaceAsNonRoot(t *testing.T) {
@@ -30,7 +32,7 @@ func TestRemoveWorkspaceAsNonRoot(t *testing.T) {
 		if os.Getenv("SWEBOX_REMOVE_PLAIN") != "" {
 			err = os.RemoveAll(ws)
 		} else {
-			err = removeWorkspace(ws)
+			err = fsutil.RemoveAll(ws)
 		}
 		require.NoError(t, err, "as uid %d", os.Getuid())
 		return
@@ -53,7 +55,7 @@ func TestRemoveWorkspaceAsNonRoot(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "os.RemoveAll fails", plain: true, removed: false},
-		{name: "removeWorkspace removes it", removed: true},
+		{name: "fsutil.RemoveAll removes it", removed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The workspace's parent is the remover's too, as the run's

@@ -39,7 +39,8 @@ type runOptions struct {
 	ImageMap       string
 	SpecOverrides  string
 	Grading        string
-	Shard          shard
+	Shard          shardValue
+	Workspace      bool
 	LogDir         string
 	DockerHosts    []string
 	Kubeconfig     string
@@ -140,6 +141,8 @@ var runFlagSpecs = []flagSpec{
 	{names: []string{"modal"}, arg: "BOOL", usage: "false is accepted; true is refused: swebox has no Modal backend, and running elsewhere than asked would not be the run asked for",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Modal) }},
 
+	{names: []string{string(harness.ModeWorkspace)}, arg: "", swebox: true, usage: "workspace mode for every instance: check each repository out at its base commit and mount it at /testbed in --image or the --image_map image (an official repository needs an --image_map entry)",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Workspace) }},
 	{names: []string{"repos"}, arg: "DIR", swebox: true, usage: "workspace mode: directory of local repositories (owner/name or owner__name, bare or not), searched before the network; repeatable",
 		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.Repos) }},
 	{names: []string{"image"}, arg: "IMAGE", swebox: true, usage: "workspace mode: image for repositories the image map does not name",
@@ -303,14 +306,41 @@ func (o *runOptions) validate() error {
 	case o.KubeNamespace == "":
 		return usagef("--kube_namespace must not be empty")
 	}
-	if o.prebuiltRequested() {
-		for _, name := range []string{"repos", "image", "image_map", "keep_workspaces", "share_objects"} {
-			if o.set[name] {
-				return usagef("--%s applies to workspace mode, but --%s selects prebuilt mode", name, o.prebuiltFlag())
-			}
-		}
+	// The library decides which settings contradict each other.
+	if err := runConfig(*o).Validate(); err != nil {
+		return configUsage(err)
 	}
 	return nil
+}
+
+// configFlags names the flag of each swebench.Config field a run flag sets.
+var configFlags = map[string]string{
+	"Namespace": "--namespace", "ImageTag": "--instance_image_tag", "Image": "--image", "ImageMapFile": "--image_map",
+	"RepoSources": "--repos", "KeepWorkspaces": "--keep_workspaces", "ShareObjects": "--share_objects",
+	"Mode": "--workspace", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
+}
+
+// configUsage turns a *swebench.ConfigError into a usage error in terms of
+// flags.
+func configUsage(err error) error {
+	var ce *swebench.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	flagOf := func(field string) string {
+		if f, ok := configFlags[field]; ok {
+			return f
+		}
+		return field
+	}
+	msg := flagOf(ce.Field)
+	if ce.Value != "" {
+		msg += fmt.Sprintf(" %q", ce.Value)
+	}
+	if ce.Conflict != "" {
+		msg += " conflicts with " + flagOf(ce.Conflict)
+	}
+	return usagef("%s: %s", msg, ce.Reason)
 }
 
 // noticeFlags are the official flags swebox accepts but does not need,
@@ -342,22 +372,6 @@ func noneNamespace(ns string) bool {
 		return true
 	}
 	return false
-}
-
-// prebuiltRequested reports whether the command line asks for prebuilt
-// images: --namespace given with a real namespace, or --instance_image_tag.
-func (o *runOptions) prebuiltRequested() bool {
-	return o.prebuiltFlag() != ""
-}
-
-func (o *runOptions) prebuiltFlag() string {
-	switch {
-	case o.set["namespace"] && !noneNamespace(o.Namespace):
-		return "namespace"
-	case o.set["instance_image_tag"]:
-		return "instance_image_tag"
-	}
-	return ""
 }
 
 // normalizeArgs rewrites the official argparse forms Go's flag package does
@@ -496,3 +510,17 @@ func (v *idListValue) Set(s string) error {
 	return nil
 }
 func (v *idListValue) String() string { return strings.Join(*v, " ") }
+
+// shardValue is --shard I/N (see swebench.Shard).
+type shardValue swebench.Shard
+
+func (s *shardValue) Set(v string) error {
+	sh, err := swebench.ParseShard(v)
+	if err != nil {
+		return err
+	}
+	*s = shardValue(sh)
+	return nil
+}
+
+func (s *shardValue) String() string { return swebench.Shard(*s).String() }

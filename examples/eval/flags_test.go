@@ -66,14 +66,13 @@ func TestParseRunFlags(t *testing.T) {
 			assert.Equal(t, []string{"/r1", "/r2"}, o.Repos)
 		}},
 		{name: "shard", args: append([]string{"--shard", "2/8"}, base...), check: func(t *testing.T, o runOptions) {
-			assert.Equal(t, shard{I: 2, N: 8}, o.Shard)
+			assert.Equal(t, swebench.Shard{Index: 2, Count: 8}, swebench.Shard(o.Shard))
 		}},
 		{name: "max_workers zero runs sequentially", args: append([]string{"--max_workers", "0"}, base...), check: func(t *testing.T, o runOptions) {
 			assert.Equal(t, 1, o.MaxWorkers)
 		}},
 		{name: "namespace none with workspace flags", args: append([]string{"--namespace", "none", "--image", "img", "--repos", "/r"}, base...), check: func(t *testing.T, o runOptions) {
 			assert.Equal(t, harness.ModeWorkspace, planMode(t, o, nil))
-			assert.False(t, o.prebuiltRequested())
 		}},
 		{name: "grading v4", args: append([]string{"--grading", "v4"}, base...), check: func(t *testing.T, o runOptions) {
 			assert.Equal(t, "v4", o.Grading)
@@ -92,8 +91,8 @@ func TestParseRunFlags(t *testing.T) {
 		{name: "shard without slash", args: append([]string{"--shard", "3"}, base...), err: "want I/N"},
 		{name: "bad bool", args: append([]string{"--rewrite_reports=maybe"}, base...), err: "want a boolean"},
 		{name: "empty instance ids", args: append([]string{"--instance_ids="}, base...), err: "no instance id given"},
-		{name: "namespace with image", args: append([]string{"--namespace", "swebench", "--image", "x"}, base...), err: "--image applies to workspace mode, but --namespace selects prebuilt mode"},
-		{name: "tag with repos", args: append([]string{"--instance_image_tag", "v1", "--repos", "/r"}, base...), err: "--repos applies to workspace mode, but --instance_image_tag selects prebuilt mode"},
+		{name: "namespace with image", args: append([]string{"--namespace", "swebench", "--image", "x"}, base...), err: "--image conflicts with --namespace: the first applies to workspace mode"},
+		{name: "tag with repos", args: append([]string{"--instance_image_tag", "v1", "--repos", "/r"}, base...), err: "--repos conflicts with --instance_image_tag: the first applies to workspace mode"},
 		{name: "kubeconfig with docker_host", args: append([]string{"--kubeconfig", "k.yaml", "--docker_host", "tcp://h:2375"}, base...), err: "--kubeconfig and --docker_host choose different engines"},
 		{name: "kube_namespace without kubeconfig", args: append([]string{"--kube_namespace", "ns"}, base...), err: "--kube_namespace applies to Kubernetes"},
 		{name: "empty kube_namespace", args: append([]string{"--kubeconfig", "k.yaml", "--kube_namespace", ""}, base...), err: "--kube_namespace must not be empty"},
@@ -132,8 +131,9 @@ func planMode(t *testing.T, o runOptions, rows []dataset.Instance) harness.Mode 
 // TestFlagsChooseMode: the flags map onto a Config from which the library
 // infers the mode the flags ask for.
 func TestFlagsChooseMode(t *testing.T) {
-	withImage := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b", Image: "x/b:1"}}
-	mixed := []dataset.Instance{{InstanceID: "a", Image: "x/a:1"}, {InstanceID: "b"}}
+	// -p gold: the rows' patches are the predictions.
+	withImage := []dataset.Instance{{InstanceID: "a", Image: "x/a:1", Patch: "diff"}, {InstanceID: "b", Image: "x/b:1", Patch: "diff"}}
+	mixed := []dataset.Instance{{InstanceID: "a", Image: "x/a:1", Patch: "diff"}, {InstanceID: "b", Patch: "diff"}}
 	base := []string{"-p", "gold", "--run_id", "r"}
 	type testCase struct {
 		name string
@@ -142,7 +142,8 @@ func TestFlagsChooseMode(t *testing.T) {
 		want harness.Mode
 	}
 	cases := []testCase{
-		{"default is workspace", nil, mixed, harness.ModeWorkspace},
+		{"default: each row its own mode", nil, mixed, ""},
+		{"workspace flag", []string{"--workspace"}, withImage, harness.ModeWorkspace},
 		{"rows that all name images", nil, withImage, harness.ModePrebuilt},
 		{"no rows", nil, nil, harness.ModeWorkspace},
 		{"explicit namespace", []string{"--namespace", "swebench"}, mixed, harness.ModePrebuilt},
@@ -181,75 +182,6 @@ func TestNormalizeArgs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, normalizeArgs(tc.in))
 		})
-	}
-}
-
-func TestShardSlice(t *testing.T) {
-	ids := []string{"d", "a", "c", "b", "e", "a"}
-	type testCase struct {
-		name  string
-		shard shard
-		want  []string
-	}
-	cases := []testCase{
-		{"no shard keeps all, sorted and unique", shard{}, []string{"a", "b", "c", "d", "e"}},
-		{"1 of 1", shard{1, 1}, []string{"a", "b", "c", "d", "e"}},
-		{"1 of 2", shard{1, 2}, []string{"a", "c", "e"}},
-		{"2 of 2", shard{2, 2}, []string{"b", "d"}},
-		{"3 of 3", shard{3, 3}, []string{"c"}},
-		{"more shards than ids", shard{7, 7}, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.shard.slice(ids))
-		})
-	}
-}
-
-// The shards of any N partition the selection, whatever order it comes in.
-func TestShardsPartition(t *testing.T) {
-	ids := []string{"x__y-10", "x__y-2", "a__b-1", "a__b-3", "m__n-7", "a__b-2", "x__y-1"}
-	reversed := make([]string, len(ids))
-	for i, id := range ids {
-		reversed[len(ids)-1-i] = id
-	}
-	for n := 1; n <= len(ids)+1; n++ {
-		seen := map[string]int{}
-		for i := 1; i <= n; i++ {
-			s := shard{I: i, N: n}
-			got := s.slice(ids)
-			assert.Equal(t, got, s.slice(reversed), "shard %d/%d depends on input order", i, n)
-			assert.LessOrEqual(t, len(got), (len(ids)+n-1)/n)
-			for _, id := range got {
-				seen[id]++
-			}
-		}
-		assert.Len(t, seen, len(ids), "N=%d", n)
-		for id, k := range seen {
-			assert.Equal(t, 1, k, "N=%d: %s in %d shards", n, id, k)
-		}
-	}
-}
-
-// Every prediction goes to exactly one shard, also those for instances that
-// -i left out (to the first shard).
-func TestShardPredictions(t *testing.T) {
-	preds := []dataset.Prediction{{InstanceID: "a"}, {InstanceID: "b"}, {InstanceID: "c"}, {InstanceID: "d"}, {InstanceID: "e"}}
-	selected := []string{"a", "b", "c", "e"} // -i left d out
-	for n := 1; n <= 5; n++ {
-		count := map[string]int{}
-		for i := 1; i <= n; i++ {
-			s := shard{I: i, N: n}
-			mine := s.slice(selected)
-			got := shardPredictions(preds, selected, mine, i == 1)
-			for _, p := range got {
-				count[p.InstanceID]++
-			}
-			for _, id := range mine {
-				assert.Contains(t, got, dataset.Prediction{InstanceID: id}, "shard %s keeps its own predictions", s.String())
-			}
-		}
-		assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}, count, "N=%d", n)
 	}
 }
 

@@ -144,40 +144,16 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 	if err != nil {
 		return fail(err)
 	}
-	ids := o.InstanceIDs
-	var all []string // the selection before sharding
-	if o.Shard.enabled() {
-		sel, err := dataset.Select(rows, nil, o.InstanceIDs)
-		if err != nil {
+	var preds []dataset.Prediction
+	if o.PredictionsPath != "gold" {
+		if preds, err = dataset.LoadPredictions(o.PredictionsPath); err != nil {
 			return fail(err)
 		}
-		all = make([]string, len(sel.Instances))
-		for i, in := range sel.Instances {
-			all[i] = in.InstanceID
-		}
-		ids = o.Shard.slice(all)
-		if len(ids) == 0 {
-			fmt.Fprintf(w, "eval: shard %s holds none of the %d selected instances; nothing to do\n", o.Shard.String(), len(all))
-			return exitOK
-		}
-		fmt.Fprintf(w, "--shard %s: %d of the %d selected instances\n", o.Shard.String(), len(ids), len(all))
-	}
-	preds, err := loadPredictions(o, rows, ids)
-	if err != nil {
-		return fail(err)
-	}
-	if o.Shard.enabled() {
-		// Every shard checks the whole predictions file, so that all fail
-		// alike on a bad one, then keeps its part of it.
-		if _, err := dataset.Select(rows, preds, o.InstanceIDs); err != nil {
-			return fail(err)
-		}
-		preds = shardPredictions(preds, all, ids, o.Shard.I == 1)
 	}
 
 	prog := newProgress(w, isTerminal(w))
 	cfg := runConfig(o)
-	cfg.Dataset, cfg.Predictions, cfg.InstanceIDs, cfg.Logger, cfg.Progress = rows, preds, ids, logger, prog.event
+	cfg.Dataset, cfg.Predictions, cfg.Logger, cfg.Progress = rows, preds, logger, prog.event
 	if !o.RewriteReports {
 		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second}, logger)
 		if err != nil {
@@ -196,6 +172,11 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		}
 	}
 	plan, err := swebench.Prepare(ctx, cfg)
+	var empty *swebench.EmptyShardError
+	if errors.As(err, &empty) {
+		fmt.Fprintf(w, "eval: %v; nothing to do\n", err)
+		return exitOK
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(w, "eval: interrupted before the run started")
@@ -241,6 +222,9 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 func runConfig(o runOptions) swebench.Config {
 	cfg := swebench.Config{
 		RunID:          o.RunID,
+		InstanceIDs:    o.InstanceIDs,
+		Gold:           o.PredictionsPath == "gold",
+		Shard:          swebench.Shard(o.Shard),
 		DatasetName:    o.DatasetName,
 		Split:          o.Split,
 		Rules:          harness.Rules(o.Grading),
@@ -257,6 +241,9 @@ func runConfig(o runOptions) swebench.Config {
 		KeepWorkspaces: o.KeepWorkspaces,
 		ShareObjects:   o.ShareObjects,
 		Runtime:        o.Runtime,
+	}
+	if o.Workspace {
+		cfg.Mode = harness.ModeWorkspace
 	}
 	cfg.LostRetries = o.LostRetries
 	if o.LostRetries == 0 {
@@ -283,8 +270,11 @@ func printPlan(w io.Writer, o runOptions, p *swebench.Plan) {
 	if label == "" {
 		label = o.DatasetName
 	}
-	fmt.Fprintf(w, "run %s: %s mode, %s rules, %d workers, timeout %ds, dataset %s\n",
-		o.RunID, p.Mode, p.Rules, o.MaxWorkers, o.Timeout, label)
+	if p.Shard.Enabled() {
+		fmt.Fprintf(w, "--shard %s: %d of the %d selected instances\n", p.Shard, p.Selected, p.ShardOf)
+	}
+	fmt.Fprintf(w, "run %s: %s, %s rules, %d workers, timeout %ds, dataset %s\n",
+		o.RunID, modeLabel(p), p.Rules, o.MaxWorkers, o.Timeout, label)
 	if !o.RewriteReports {
 		fmt.Fprintf(w, "%d of %d selected instances to evaluate, %d images\n", len(p.Instances), p.Selected, len(p.Images))
 	}
@@ -301,21 +291,17 @@ func printPlan(w io.Writer, o runOptions, p *swebench.Plan) {
 	}
 }
 
-// loadPredictions reads -p, or makes the gold predictions: from the whole
-// split under v4 rules, from the selection under v5 (as the official
-// releases do).
-func loadPredictions(o runOptions, rows []dataset.Instance, ids []string) ([]dataset.Prediction, error) {
-	if o.PredictionsPath != "gold" {
-		return dataset.LoadPredictions(o.PredictionsPath)
+// modeLabel says which mode the plan's instances run in.
+func modeLabel(p *swebench.Plan) string {
+	if p.Mode != "" {
+		return string(p.Mode) + " mode"
 	}
-	if harness.Rules(o.Grading) == harness.V4 || len(ids) == 0 {
-		return dataset.GoldPredictions(rows), nil
+	n := map[harness.Mode]int{}
+	for _, m := range p.Modes {
+		n[m]++
 	}
-	sel, err := dataset.Select(rows, nil, ids)
-	if err != nil {
-		return nil, err
-	}
-	return dataset.GoldPredictions(sel.Instances), nil
+	return fmt.Sprintf("prebuilt mode (official images) for %d instances, workspace mode for %d (repositories the harness tables do not know)",
+		n[harness.ModePrebuilt], n[harness.ModeWorkspace])
 }
 
 // engines says where sandboxes run: the Kubernetes cluster of Kubeconfig,
@@ -377,7 +363,11 @@ const engineAdvice = "Start the Docker engine (for example `sudo systemctl start
 // advice is what a person can do about err, "" when there is nothing to add.
 func advice(err error) string {
 	var missing *swebench.MissingImagesError
+	var wsImage *swebench.WorkspaceImageError
 	switch {
+	case errors.As(err, &wsImage):
+		return "Run them as upstream does: drop --workspace, --repos, --image and --image_map to use the official prebuilt images (pulled if missing);\n" +
+			"or build those images locally with --namespace none; or name an image holding each repository's dependencies with --image_map FILE ({\"" + wsImage.Repos[0] + "\": \"IMAGE\"})."
 	case errors.As(err, &missing):
 		return imageAdvice(missing.Mode, missing.Images)
 	case errors.Is(err, sandbox.ErrEngineUnreachable):
@@ -399,7 +389,7 @@ func imageAdvice(mode harness.Mode, missing []string) string {
 	if mode == harness.ModePrebuilt {
 		return "missing prebuilt images: " + list + ".\n" +
 			"Pull them (docker pull NAME) where a registry is reachable, or build them with the official harness, then rerun;\n" +
-			"or use workspace mode (--namespace none with --image/--image_map and --repos)."
+			"or use workspace mode (--workspace, with --image_map naming an image for each repository, and --repos)."
 	}
 	for _, m := range missing {
 		if m == swebench.DefaultImage {

@@ -103,39 +103,20 @@ func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade
 	if inst == nil {
 		return grade.InstanceReport{}, &dataset.UnknownIDsError{What: "instance", IDs: []string{id}}
 	}
-	opts := []spec.Option{spec.WithRules(harness.Rules(grading))}
+	req := swebench.GradeRequest{Instance: *inst, Rules: harness.Rules(grading)}
 	if overrides != "" {
-		o, err := spec.LoadOverrides(overrides)
-		if err != nil {
+		if req.Overrides, err = spec.LoadOverrides(overrides); err != nil {
 			return grade.InstanceReport{}, err
 		}
-		opts = append(opts, spec.WithOverrides(o))
 	}
-	s, err := spec.For(*inst, opts...)
-	if err != nil {
-		return grade.InstanceReport{}, err
-	}
-	raw, err := os.ReadFile(logFile)
-	if err != nil {
+	if req.Log, err = os.ReadFile(logFile); err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("read log: %w", err)
 	}
-	rules := harness.Rules(grading)
-	text, err := grade.DecodeOutput(raw, rules)
+	rep, err := swebench.GradeLog(req)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("%s: %w", logFile, err)
 	}
-	return grade.Grade(grade.Input{
-		InstanceID: id,
-		Log:        text,
-		Parser:     s.Parser,
-		Repo:       inst.Repo,
-		Version:    inst.Version,
-		FailToPass: inst.FailToPass,
-		PassToPass: inst.PassToPass,
-		FailOnly:   s.EvalType == dataset.EvalTypeFailOnly,
-		Rules:      rules,
-		Regrade:    true,
-	})
+	return rep, nil
 }
 
 func verdict(r grade.InstanceReport) string {

@@ -18,7 +18,6 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/repo"
-	"github.com/swebox/swebox/swebench/spec"
 )
 
 // logTailBytes is how much of test_output.txt a result carries.
@@ -56,15 +55,16 @@ func newEvaluator(cfg config, client *sandbox.Client) (*evaluator, error) {
 	if len(e.names) == 0 {
 		return e, nil
 	}
-	var opts []repo.Option
+	// --repos asks for workspace mode, in the server's default image;
+	// without it each instance runs as the library plans it (official
+	// repositories in their official images).
 	if len(cfg.Repos) > 0 {
-		opts = append(opts, repo.WithLocalSources(cfg.Repos...))
+		r, err := repo.New(repo.WithLocalSources(cfg.Repos...))
+		if err != nil {
+			return nil, fmt.Errorf("repository cache: %w", err)
+		}
+		e.repos = r
 	}
-	r, err := repo.New(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("repository cache: %w", err)
-	}
-	e.repos = r
 	dir, err := os.MkdirTemp("", "swebox-mcp-eval-")
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ type evaluateOut struct {
 
 type gradeIn struct {
 	InstanceID string `json:"instance_id" jsonschema:"the SWE-bench instance the log belongs to"`
-	Log        string `json:"log" jsonschema:"the test output (test_output.txt) of the instance's eval script, with its start and end markers"`
+	Log        string `json:"log" jsonschema:"the test output (test_output.txt) of the instance's eval script; a log without start and end markers (harness 2.x) is graded whole, as the official rewrite mode does"`
 	Dataset    string `json:"dataset,omitempty" jsonschema:"which of the server's datasets holds the instance; needed only when it has several"`
 }
 
@@ -163,10 +163,11 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		LogDir:      filepath.Join(dir, "logs"),
 		ReportDir:   dir,
 		WorkDir:     filepath.Join(dir, "work"),
-		Image:       e.image,
-		Repos:       e.repos,
 		Sandboxes:   []*sandbox.Client{e.client},
 		Limits:      sandbox.Limits{Memory: e.memory},
+	}
+	if e.repos != nil {
+		cfg.Image, cfg.Repos = e.image, e.repos
 	}
 	if progress != nil {
 		cfg.Progress = func(ev swebench.Event) { fmt.Fprintln(progress, progressLine(ev)) }
@@ -184,13 +185,12 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 	out.FailToPass = fraction{ir.FailToPass.Passed, ir.FailToPass.Total}
 	out.PassToPass = fraction{ir.PassToPass.Passed, ir.PassToPass.Total}
 	out.Error, out.PatchCommand, out.DurationMS = ir.Error, ir.PatchCommand, ir.Duration.Milliseconds()
-	if ir.LogDir != "" {
-		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "report.json")); err == nil {
-			var rep map[string]map[string]any
-			if json.Unmarshal(b, &rep) == nil {
-				out.Report = rep[inst.InstanceID]
-			}
+	if ir.Report != nil {
+		if out.Report, err = reportBody(*ir.Report); err != nil {
+			return evaluateOut{}, err
 		}
+	}
+	if ir.LogDir != "" {
 		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil {
 			out.LogTail = tail(string(b), logTailBytes)
 		}
@@ -217,23 +217,25 @@ func (e *evaluator) grade(in gradeIn) (gradeOut, error) {
 	if err != nil {
 		return gradeOut{}, err
 	}
-	ts, err := spec.For(inst)
+	rep, err := swebench.GradeLog(swebench.GradeRequest{Instance: inst, Log: []byte(in.Log)})
 	if err != nil {
-		return gradeOut{}, toolErrorf("instance %s has no test specification: %v", inst.InstanceID, err)
+		return gradeOut{}, toolErrorf("instance %s: the log cannot be graded: %v", inst.InstanceID, err)
 	}
-	rep, err := grade.Grade(grade.Input{
-		InstanceID: inst.InstanceID, Log: in.Log, Parser: ts.Parser, Repo: inst.Repo,
-		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
-		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly, // Rules: empty is v5
-	})
+	body, err := reportBody(rep)
 	if err != nil {
-		return gradeOut{}, toolErrorf("the log cannot be graded: %v", err)
+		return gradeOut{}, err
 	}
+	return gradeOut{InstanceID: inst.InstanceID, Resolved: rep.Resolved, Report: body}, nil
+}
+
+// reportBody is the entry of report.json under the instance's id, as JSON
+// values (the tools' structured output).
+func reportBody(rep grade.InstanceReport) (map[string]any, error) {
 	var m map[string]map[string]any
 	if err := json.Unmarshal(rep.Encode(), &m); err != nil {
-		return gradeOut{}, fmt.Errorf("decode report: %w", err)
+		return nil, fmt.Errorf("decode report: %w", err)
 	}
-	return gradeOut{InstanceID: inst.InstanceID, Resolved: rep.Resolved, Report: m[inst.InstanceID]}, nil
+	return m[rep.InstanceID], nil
 }
 
 func (s *server) addSWEBenchTools(srv *mcp.Server) {

@@ -14,7 +14,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/swebox/swebox/sandbox"
@@ -142,27 +141,3 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error 
 	return errors.Join(err, f.Close())
 }
 
-// RemoveAll removes the tree at p even where its owner made directories
-// unreadable or read-only (chmod 000, 0555), which stops os.RemoveAll for
-// anyone but root. The walk that makes them writable again goes through
-// an os.Root on p's parent: a sandbox that still runs, and swaps a
-// directory for a link, takes no chmod outside the tree.
-func RemoveAll(p string) error {
-	err := os.RemoveAll(p)
-	if err == nil {
-		return nil
-	}
-	if root, rerr := os.OpenRoot(filepath.Dir(p)); rerr == nil {
-		_ = fs.WalkDir(root.FS(), filepath.Base(p), func(q string, d fs.DirEntry, err error) error {
-			if d != nil && d.IsDir() {
-				_ = root.Chmod(q, 0o700)
-			}
-			return nil
-		})
-		root.Close()
-	}
-	if err := os.RemoveAll(p); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
-	}
-	return nil
-}

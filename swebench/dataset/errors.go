@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/swebox/swebox/internal/kinderr"
 )
 
 // Sentinel errors callers can branch on with errors.Is. Every error the
@@ -59,19 +61,9 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// kindError carries a human message while matching a sentinel with
-// errors.Is, so messages read "want a string, got number" rather than
-// "wrong type: want a string, got number".
-type kindError struct {
-	kind error
-	msg  string
-}
-
-func (e *kindError) Error() string        { return e.msg }
-func (e *kindError) Is(target error) bool { return target == e.kind }
-
+// kindf is an error with its own message that matches kind.
 func kindf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+	return kinderr.New(kind, format, args...)
 }
 
 // UnknownIDsError lists ids that are not in the dataset. What is

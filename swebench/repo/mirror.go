@@ -13,6 +13,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
+
+	"github.com/swebox/swebox/internal/fsutil"
 )
 
 // mirrorPath is where the bare mirror of owner/name lives.
@@ -222,10 +224,22 @@ func (c *Cache) lock(ctx context.Context, repo string, exclusive bool) (func(), 
 		return nil, fmt.Errorf("lock %s: %w", repo, err)
 	}
 	return func() {
-		unlockFile(f)
+		fsutil.Unlock(f)
 		f.Close()
 		unlock()
 	}, nil
+}
+
+// tryLockFile locks the mirror's lock file for other processes. Without
+// file locks (fsutil.ErrNoLocking), only the in-process lock protects a
+// mirror: processes that share a cache directory must not update one
+// repository at once.
+func tryLockFile(f *os.File, exclusive bool) (bool, error) {
+	ok, err := fsutil.TryLock(f, exclusive)
+	if errors.Is(err, fsutil.ErrNoLocking) {
+		return true, nil
+	}
+	return ok, err
 }
 
 // poll calls try until it succeeds, fails or ctx is done, backing off

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/fsutil"
 )
 
 // logBuffer collects log lines from concurrent goroutines.
@@ -175,7 +177,7 @@ func TestMirrorLockFile(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "got %v", err)
 
-	unlockFile(lf)
+	fsutil.Unlock(lf)
 	_, err = c.Checkout(ctx, CheckoutRequest{Repo: "acme/widget", Commit: f.commits[1], Dir: filepath.Join(t.TempDir(), "ws")})
 	require.NoError(t, err)
 }

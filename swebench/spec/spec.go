@@ -370,3 +370,16 @@ func (c *config) image(inst dataset.Instance, version string) string {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// Official reports whether the official harness's tables know repo: its
+// rows run in the official instance images, which hold the repository's
+// dependencies, and a generic image does not.
+func Official(repo string) bool {
+	if _, ok := tables[repo]; ok {
+		return true
+	}
+	if _, ok := commonTables[repo]; ok {
+		return true
+	}
+	return repo == calypsoRepo
+}

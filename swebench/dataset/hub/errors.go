@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/swebox/swebox/internal/kinderr"
 )
 
 // Sentinel errors callers can branch on with errors.Is; every error Load
@@ -59,17 +61,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// kindError carries a message while matching a sentinel.
-type kindError struct {
-	kind error
-	msg  string
-}
-
-func (e *kindError) Error() string        { return e.msg }
-func (e *kindError) Is(target error) bool { return target == e.kind }
-
+// kindf is an error with its own message that matches kind.
 func kindf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+	return kinderr.New(kind, format, args...)
 }
 
 // unreachable wraps a transport error so it matches ErrUnreachable and

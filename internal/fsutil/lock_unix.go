@@ -1,6 +1,6 @@
-//go:build unix
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package repo
+package fsutil
 
 import (
 	"errors"
@@ -9,9 +9,7 @@ import (
 	"syscall"
 )
 
-// tryLockFile takes an flock(2) lock without blocking. flock locks belong
-// to the open file, so two opens in one process exclude each other too.
-func tryLockFile(f *os.File, exclusive bool) (bool, error) {
+func tryLock(f *os.File, exclusive bool) (bool, error) {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -26,4 +24,4 @@ func tryLockFile(f *os.File, exclusive bool) (bool, error) {
 	return true, nil
 }
 
-func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+func unlock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -1,0 +1,64 @@
+package testenv
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+// BuildTestbedImage builds, on c's engine, an image laid out like the
+// official instance images: Image() with dir copied to /testbed (owned by
+// root), tagged with each of tags, which are removed when the test ends.
+func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h, err := tar.FileInfoHeader(info, "")
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		h.Name = filepath.ToSlash(filepath.Join("testbed", rel))
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			_, err = tw.Write(b)
+			return err
+		}
+		return nil
+	}))
+	df := "FROM " + Image() + "\nCOPY testbed /testbed\nWORKDIR /testbed\n"
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg}))
+	_, err := tw.Write([]byte(df))
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	_, err = c.BuildImage(context.Background(), sandbox.BuildRequest{Context: &buf, Tags: tags, NetworkMode: "none"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, tag := range tags {
+			assert.NoError(t, c.RemoveImage(context.Background(), tag))
+		}
+	})
+}

@@ -1,0 +1,83 @@
+package swebench
+
+import (
+	"fmt"
+
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/spec"
+)
+
+// GradeRequest is one test log to grade for one dataset row.
+type GradeRequest struct {
+	// Instance is the dataset row the log belongs to: its repository and
+	// version choose the parser (next 1.27 runs Cypress, other versions
+	// Karma, for example), its FAIL_TO_PASS and PASS_TO_PASS lists are
+	// graded.
+	Instance dataset.Instance
+	// Log is test_output.txt as written, undecoded: under v4 rules bytes
+	// that are not UTF-8 are an error, under v5 they become U+FFFD, as the
+	// official releases decode them.
+	Log []byte
+	// Rules selects the official release reproduced. Default harness.V5.
+	Rules harness.Rules
+	// Overrides adjusts the parsers of custom repositories (see package
+	// spec); optional.
+	Overrides *spec.Overrides
+	// PatchIsNone is a prediction whose model_patch is null: the report
+	// says so and grades nothing. Default false.
+	PatchIsNone bool
+	// Fresh says the log was just written by this module's own eval script,
+	// which always prints the start and end markers: a log without them is
+	// unusable, as in an official run. Otherwise (the default: a log read
+	// from disk or handed over, as the official rewrite mode reads them) a
+	// log without any marker, as harness 2.x wrote them, is graded whole.
+	Fresh bool
+}
+
+// GradeLog grades one test log for a dataset row as the official harness
+// does: the row's test spec (parser, eval type) under req.Rules, the log
+// decoded as the release decodes it, then [grade.Grade]. The evaluator, the
+// eval command's grade verb and the MCP server's grading tool all grade
+// through it.
+//
+// An unusable log is not an error (see [grade.Grade]); the error is
+// non-nil when the row has no test spec, the log cannot be decoded, or the
+// parser raises.
+func GradeLog(req GradeRequest) (grade.InstanceReport, error) {
+	rules := req.Rules.OrDefault()
+	if !rules.Valid() {
+		return grade.InstanceReport{}, &ConfigError{Field: "Rules", Value: string(req.Rules), Reason: fmt.Sprintf("want %s or %s", harness.V4, harness.V5)}
+	}
+	opts := []spec.Option{spec.WithRules(rules)}
+	if req.Overrides != nil {
+		opts = append(opts, spec.WithOverrides(req.Overrides))
+	}
+	ts, err := spec.For(req.Instance, opts...)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("test spec: %w", err)
+	}
+	return gradeWithSpec(req, ts)
+}
+
+// gradeWithSpec is GradeLog with the test spec already known (the
+// evaluator builds each instance's once, for its image and script too).
+func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, error) {
+	rules := req.Rules.OrDefault()
+	text, err := grade.DecodeOutput(req.Log, rules)
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
+	}
+	inst := req.Instance
+	report, err := grade.Grade(grade.Input{
+		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
+		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
+		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
+		Rules:    rules, PatchIsNone: req.PatchIsNone, Regrade: !req.Fresh,
+	})
+	if err != nil {
+		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)
+	}
+	return report, nil
+}

@@ -1,0 +1,144 @@
+package swebench
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
+)
+
+// Validate checks cfg without reading any file or reaching any engine: the
+// values each field admits, and the fields that contradict each other. A
+// problem is a *ConfigError naming the field (and the field it conflicts
+// with); [Prepare] returns the same error, wrapped.
+//
+// Mode conflicts: Namespace (other than NoNamespace) and ImageTag ask for
+// the official images; Image, ImageMap, ImageMapFile, Repos, RepoSources,
+// KeepWorkspaces, ShareObjects and CopyWorkspace are workspace mode's. A
+// field of one mode with a field (or the Mode) of the other is an error,
+// never a silent choice.
+func (cfg Config) Validate() error {
+	if cfg.RunID == "" {
+		return &ConfigError{Field: "RunID", Reason: "required"}
+	}
+	if _, err := dataset.SafePathComponent(dataset.KindRunID, cfg.RunID); err != nil {
+		return &ConfigError{Field: "RunID", Value: cfg.RunID, Reason: err.Error()}
+	}
+	if r := cfg.Rules.OrDefault(); !r.Valid() {
+		return &ConfigError{Field: "Rules", Value: string(cfg.Rules), Reason: fmt.Sprintf("want %s or %s", harness.V4, harness.V5)}
+	}
+	if cfg.Mode != "" && !cfg.Mode.Valid() {
+		return &ConfigError{Field: "Mode", Value: string(cfg.Mode), Reason: fmt.Sprintf("want %s or %s", harness.ModeWorkspace, harness.ModePrebuilt)}
+	}
+	if cfg.ImageMap != nil && cfg.ImageMapFile != "" {
+		return &ConfigError{Field: "ImageMapFile", Conflict: "ImageMap", Reason: "give one image map"}
+	}
+	if cfg.Repeat < 0 {
+		return &ConfigError{Field: "Repeat", Value: fmt.Sprint(cfg.Repeat), Reason: "negative"}
+	}
+	if err := cfg.Shard.check(); err != nil {
+		return &ConfigError{Field: "Shard", Value: cfg.Shard.String(), Reason: err.Error()}
+	}
+	if cfg.Gold && len(cfg.Predictions) > 0 {
+		return &ConfigError{Field: "Predictions", Conflict: "Gold", Reason: "Gold makes the predictions from the dataset"}
+	}
+	ws, pb := cfg.workspaceField(), cfg.prebuiltField()
+	switch {
+	case ws != "" && pb != "":
+		return &ConfigError{Field: ws, Conflict: pb, Reason: "the first applies to workspace mode, the second selects the official images"}
+	case ws != "" && cfg.Mode == harness.ModePrebuilt:
+		return &ConfigError{Field: ws, Conflict: "Mode", Value: "", Reason: "the first applies to workspace mode, the mode is prebuilt"}
+	case pb != "" && cfg.Mode == harness.ModeWorkspace:
+		return &ConfigError{Field: pb, Conflict: "Mode", Reason: "the first names official images, the mode is workspace"}
+	}
+	return nil
+}
+
+// workspaceField is the first field set that only workspace mode uses, ""
+// when none is.
+func (cfg Config) workspaceField() string {
+	switch {
+	case cfg.Image != "":
+		return "Image"
+	case len(cfg.ImageMap) > 0:
+		return "ImageMap"
+	case cfg.ImageMapFile != "":
+		return "ImageMapFile"
+	case cfg.Repos != nil:
+		return "Repos"
+	case len(cfg.RepoSources) > 0:
+		return "RepoSources"
+	case cfg.KeepWorkspaces:
+		return "KeepWorkspaces"
+	case cfg.ShareObjects:
+		return "ShareObjects"
+	case cfg.CopyWorkspace:
+		return "CopyWorkspace"
+	}
+	return ""
+}
+
+// prebuiltField is the first field set that names official images, ""
+// when none is. NoNamespace with ImageTag names the images the official
+// harness builds locally (sweb.eval.x86_64.<id>:<tag>).
+func (cfg Config) prebuiltField() string {
+	switch {
+	case cfg.Namespace != "" && cfg.Namespace != NoNamespace:
+		return "Namespace"
+	case cfg.ImageTag != "":
+		return "ImageTag"
+	}
+	return ""
+}
+
+// askedMode is the mode the fields ask for every instance, "" when none
+// does (each instance then gets its own, see Config.Mode).
+func (cfg Config) askedMode() harness.Mode {
+	switch {
+	case cfg.Mode != "":
+		return cfg.Mode
+	case cfg.prebuiltField() != "":
+		return harness.ModePrebuilt
+	case cfg.Namespace == NoNamespace, cfg.workspaceField() != "":
+		return harness.ModeWorkspace
+	}
+	return ""
+}
+
+// WorkspaceImageError refuses a workspace-mode run of repositories the
+// official harness knows in an image the image map does not name for
+// them: the image would lack their dependencies, tests would fail for
+// that, and the verdicts would differ from upstream's. The ways out: their
+// official prebuilt images (no workspace mode), images built locally as
+// upstream builds them (Namespace NoNamespace), or an image map entry for
+// each repository.
+type WorkspaceImageError struct {
+	Repos []string // "owner/name", sorted
+	Image string   // the image they would have run in
+}
+
+func (e *WorkspaceImageError) Error() string {
+	return fmt.Sprintf("workspace mode would grade %s in %s, which the image map does not name for %s and which lacks their dependencies; "+
+		"use the official prebuilt images, build them locally, or name an image for each in the image map",
+		strings.Join(e.Repos, ", "), e.Image, pronoun(len(e.Repos)))
+}
+
+func (e *WorkspaceImageError) Unwrap() error { return ErrConfig }
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
