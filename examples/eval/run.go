@@ -50,10 +50,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return runFlagsFailure("eval", err, stdout, stderr)
 	}
+	o.words = args
 	for _, n := range o.notices() {
 		fmt.Fprintln(stderr, n)
 	}
-	return evaluate(ctx, o, stderr, nil)
+	return evaluate(ctx, o, stdout, stderr, nil)
 }
 
 // runFlagsFailure reports a parseRunFlags error: help on request (exit 0),
@@ -120,10 +121,10 @@ type runHooks struct {
 	afterRun func(res *swebench.Result) int
 }
 
-// evaluate performs a run and reports on w: the flags become a
-// swebench.Config, the library prepares and runs it, and this prints the
-// plan, the progress and the summary, with advice where something failed.
-func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) int {
+// evaluate performs a run: the flags become a swebench.Config, the library
+// prepares and runs it, and this prints the summary on stdout and the plan,
+// the progress and advice where something failed on w (standard error).
+func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *runHooks) int {
 	if hooks == nil {
 		hooks = &runHooks{}
 	}
@@ -213,17 +214,14 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		}
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	writeSummary(w, res, prog.skippedIDs(), filepath.Join(o.LogDir, "run_evaluation", o.RunID))
-	if ctx.Err() != nil {
-		fmt.Fprintln(w, "(interrupted: the errors include instances stopped or never started; a rerun with the same --run_id evaluates them)")
-	}
+	writeSummary(stdout, res, prog.skippedIDs(), filepath.Join(o.LogDir, "run_evaluation", o.RunID))
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(w, "eval: interrupted; finished reports are kept, rerun with --run_id %s to resume\n", o.RunID)
+		fmt.Fprintf(w, "eval: interrupted; finished reports are kept (instances stopped or never started have no verdict). To resume:\n  %s\n", o.resumeCommand())
 		return exitInterrupted
 	case errors.Is(runErr, swebench.ErrEngineLost):
-		fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some errors above are not verdicts: %v\n", runErr)
-		fmt.Fprintf(w, "%s\nThen rerun with --run_id %s: it evaluates exactly the instances without a report.\n", engineAdvice, o.RunID)
+		fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some outcomes above are not verdicts: %v\n", runErr)
+		fmt.Fprintf(w, "%s\nThen rerun; it evaluates exactly the instances without a report:\n  %s\n", engineAdvice, o.resumeCommand())
 		return exitFailure
 	case runErr != nil:
 		return fail(runErr)
@@ -232,6 +230,16 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		return hooks.afterRun(res)
 	}
 	return exitOK
+}
+
+// resumeCommand is the command line that reruns this run under its run id,
+// which evaluates the instances left without a report.
+func (o runOptions) resumeCommand() string {
+	words := append([]string{}, o.words...)
+	if !o.set["run_id"] {
+		words = append(words, "--run_id", o.RunID)
+	}
+	return commandLine(words...)
 }
 
 // runConfig maps the run flags onto a swebench.Config. Settings the
