@@ -313,7 +313,14 @@ func printPlan(w io.Writer, o runOptions, p *swebench.Plan) {
 // releases do).
 func loadPredictions(o runOptions, rows []dataset.Instance, ids []string) ([]dataset.Prediction, error) {
 	if o.PredictionsPath != "gold" {
-		return dataset.LoadPredictions(o.PredictionsPath)
+		preds, err := dataset.LoadPredictions(o.PredictionsPath)
+		if ie := (*dataset.InputError)(nil); errors.As(err, &ie) {
+			err = fmt.Errorf("predictions %w", err)
+		}
+		if err == nil && len(preds) == 0 {
+			return nil, fmt.Errorf("predictions file %s holds no predictions: nothing will run", o.PredictionsPath)
+		}
+		return preds, err
 	}
 	if harness.Rules(o.Grading) == harness.V4 || len(ids) == 0 {
 		return dataset.GoldPredictions(rows), nil
