@@ -22,15 +22,15 @@
 //
 // Limits are the server's flags, never tool arguments: the longest run
 // (--timeout; a call's timeout_s is capped to it), the output kept per stream
-// (--output-limit), the artifact bytes inlined in a result (--artifact-limit;
+// (--output_limit), the artifact bytes inlined in a result (--artifact_limit;
 // larger files become resource links), the memory of every sandbox
 // (--memory), the images tools may name (--image), sessions per client
-// (--max-sessions), session idle expiry (--idle), concurrent sandboxes
-// (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
+// (--max_sessions), session idle expiry (--idle), concurrent sandboxes
+// (--max_running). Sandboxes have no network; --egress_allow lists the hosts a
 // session may ask to reach through the egress proxy. Nothing a client sends
 // can name a host path, a mount or a relaxation of the sandbox: files come as
 // content, a URL the server fetches (public addresses only, besides the
-// hosts of --fetch-allow; at most --fetch-limit bytes) or a resource link
+// hosts of --fetch_allow; at most --fetch_limit bytes) or a resource link
 // the server returned.
 //
 // Images a program writes under output/ come back as MCP image content, other
@@ -48,7 +48,7 @@
 // none. --pool 0 turns the pool off.
 //
 // Every tool call is logged as one JSON line (client, tool, session, job,
-// duration_ms, exit, bytes) to stderr or --log-file. Every container carries
+// duration_ms, exit, bytes) to stderr or --log_file. Every container carries
 // the label swebox.session=<--name>; at start the server removes what an
 // earlier server of the same name left behind (a crash, a kill -9), so two
 // servers on one engine need distinct names. Temporary files (workspaces,
@@ -59,7 +59,7 @@
 //
 // A background job's job_status reports, while it runs, the elapsed time,
 // progress and the stdout and stderr written so far (head and tail, capped
-// by --output-limit); once ended, the call's result.
+// by --output_limit); once ended, the call's result.
 //
 // swebench_evaluate and swebench_grade_log work on the datasets given with
 // --dataset (JSON or JSONL files in the official format), with repositories
