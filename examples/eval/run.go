@@ -64,19 +64,20 @@ func runFlagsFailure(prog string, err error, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "%s: %v\nRun 'eval --help' for the flags.\n", prog, err)
+	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for the flags.\n", prog, err, commandLine())
 	return exitUsage
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprint(w, `eval evaluates SWE-bench predictions in hardened containers.
+	example := commandLine("-d", "lite-test.jsonl", "-p", "preds.jsonl", "--run_id", "r1", "--repos", "/data/repos")
+	fmt.Fprint(w, strings.Replace(`eval evaluates SWE-bench predictions in hardened containers.
 
 Usage:
   eval                         run the bundled demo (offline; builds the default image if missing)
   eval demo [FLAGS]            the demo, with run flags on top of its defaults;
                                --export DIR writes its dataset, predictions and repository instead
   eval [FLAGS]                 evaluate predictions, e.g.
-                               eval -d lite-test.jsonl -p preds.jsonl --run_id r1 --repos ~/src
+                               EXAMPLE
   eval parse [FLAGS] [FILE]    parse pytest output into a JSON report (eval parse -h)
   eval grade --dataset_name FILE --instance_id ID --log FILE [--grading v4|v5]
                                grade one test_output.txt and print its report.json
@@ -86,7 +87,7 @@ Usage:
                                remove containers and volumes (pods) left by runs
 
 Run flags (one or two dashes; official names where the official harness has the flag):
-`)
+`, "EXAMPLE", example, 1))
 	for _, s := range runFlagSpecs {
 		names := dashed(s.names)
 		names = strings.ReplaceAll(names, " and ", ", ")
