@@ -9,8 +9,9 @@ import (
 
 // selfCommand is how a person reruns this program from the same directory:
 // the path it was started by, or `go run ./examples/eval` (or the package's
-// import path outside the module root) when `go run` built it in a
-// temporary directory that is gone once it exits. A bare "eval" becomes the
+// import path outside the module root) when `go run` built it, in a
+// temporary directory or in the build cache, neither of them a path to
+// give a person. A bare "eval" becomes the
 // executable's absolute path, since bash would run its builtin eval.
 func selfCommand() []string {
 	arg0 := os.Args[0]
@@ -18,7 +19,7 @@ func selfCommand() []string {
 	if err != nil {
 		exe = arg0
 	}
-	if strings.Contains(filepath.ToSlash(exe), "/go-build") && strings.Contains(filepath.ToSlash(exe), "/exe/") {
+	if builtByGoRun(exe) {
 		if _, err := os.Stat(filepath.Join("examples", "eval", "doc.go")); err == nil {
 			return []string{"go", "run", "./examples/eval"}
 		}
@@ -28,6 +29,23 @@ func selfCommand() []string {
 		return []string{exe}
 	}
 	return []string{arg0}
+}
+
+// builtByGoRun reports whether exe is a binary `go run` built: in a
+// temporary go-build directory, or (Go 1.24 and later) in the build cache.
+func builtByGoRun(exe string) bool {
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return true
+	}
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return false
+		}
+		cache = filepath.Join(dir, "go-build")
+	}
+	return strings.HasPrefix(exe, cache+string(os.PathSeparator))
 }
 
 // shellSafe matches words that bash reads as themselves.
