@@ -16,18 +16,22 @@
 //
 // Over streamable HTTP, on loopback unless a host is given, behind a bearer
 // token (--token, SWEBOX_MCP_TOKEN, or one generated and printed once to
-// stderr); a request without it gets 401 before anything runs:
+// stderr; a token under 32 characters is refused); a request without it gets
+// 401 before anything runs:
 //
 //	go run ./examples/mcp --http :8765
 //
 // Limits are the server's flags, never tool arguments: the longest run
-// (--timeout; a call's timeout_s is capped to it), the output kept per stream
+// (--timeout, in seconds as eval's --timeout, or with a unit such as 2m; a
+// call's timeout_s is capped to it), the output kept per stream
 // (--output_limit), the artifact bytes inlined in a result (--artifact_limit;
 // larger files become resource links), the memory of every sandbox
 // (--memory), the images tools may name (--image), sessions per client
 // (--max_sessions), session idle expiry (--idle), concurrent sandboxes
 // (--max_running). Sandboxes have no network; --egress_allow lists the hosts a
-// session may ask to reach through the egress proxy. Nothing a client sends
+// session may ask to reach through the egress proxy. Flags are spelled as
+// eval's, with underscores; the hyphenated names of earlier releases
+// (--max-sessions) are read too. Nothing a client sends
 // can name a host path, a mount or a relaxation of the sandbox: files come as
 // content, a URL the server fetches (public addresses only, besides the
 // hosts of --fetch_allow; at most --fetch_limit bytes) or a resource link
