@@ -27,6 +27,8 @@ func TestPredictionsFileErrors(t *testing.T) {
 			want: "eval: open predictions: open PREDS: no such file or directory\n"},
 		{name: "empty", file: "empty.jsonl", content: "",
 			want: "eval: predictions file PREDS holds no predictions: nothing will run\n"},
+		{name: "empty .json", file: "blank.json", content: "\n",
+			want: "eval: predictions PREDS: empty file: it holds no predictions, so nothing would run\n"},
 		{name: "empty list", file: "empty.json", content: "[]\n",
 			want: "eval: predictions file PREDS holds no predictions: nothing will run\n"},
 		{name: "list in jsonl", file: "list.jsonl", content: `[{"instance_id": "swebox__demo-1", "model_name_or_path": "m", "model_patch": ""}]` + "\n",

@@ -152,7 +152,11 @@ func readJSON(path, what string, keyed bool, errs *errorList, fn func(record) er
 	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
-		errs.add(&InputError{File: path, Err: kindf(ErrSyntax, "empty file")})
+		msg := "empty file"
+		if keyed {
+			msg = "empty file: it holds no predictions, so nothing would run"
+		}
+		errs.add(&InputError{File: path, Err: kindf(ErrSyntax, "%s", msg)})
 		return
 	}
 	lc := lineCounter{data: data}
