@@ -148,10 +148,21 @@ func (s *Sandbox) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, 
 	err = s.execTar(ctx, []string{"tar", "-c", "-f", "-", "-C", dir, base}, nil, pw)
 	pw.CloseWithError(err)
 	<-done
+	if err != nil && !s.exists(ctx, req.Src) {
+		return res, &fs.PathError{Op: "copy out", Path: req.Src, Err: fs.ErrNotExist}
+	}
 	if xerr != nil {
 		return res, xerr
 	}
 	return res, err
+}
+
+// exists reports whether p is there for the sandbox's user, a dangling
+// symlink included; true when that cannot be told, so that the caller
+// keeps tar's own error.
+func (s *Sandbox) exists(ctx context.Context, p string) bool {
+	res, err := s.runInternal(ctx, []string{"test", "-e", p, "-o", "-L", p}, s.spec.User, nil, io.Discard)
+	return err != nil || res.ExitCode == 0
 }
 
 // archiver returns the backend's archive endpoint when it has one that sees

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -361,6 +362,13 @@ func (d *dockerBackend) copyIn(ctx context.Context, id, dir string, tar io.Reade
 
 func (d *dockerBackend) copyOut(ctx context.Context, id, src string) (io.ReadCloser, error) {
 	rc, _, err := d.api.CopyFromContainer(ctx, id, src)
+	if cerrdefs.IsNotFound(err) {
+		// The engine answers 404 for a missing container and for a
+		// missing path alike; the container answering tells them apart.
+		if _, ierr := d.api.ContainerInspect(ctx, id); ierr == nil {
+			return nil, &fs.PathError{Op: "copy out", Path: src, Err: fs.ErrNotExist}
+		}
+	}
 	return rc, dockerErr(err)
 }
 

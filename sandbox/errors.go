@@ -113,7 +113,8 @@ type CommandError struct {
 }
 
 func (e *CommandError) Error() string {
-	return fmt.Sprintf("command %q is not allowed by the sandbox policy (allowed: %v)", e.Command, e.Allowed)
+	return fmt.Sprintf("command %q is not allowed by the sandbox policy (allowed: %v); Spec.Policy chooses what runs, "+
+		"e.g. sandbox.AllowCommands(%q, ...) or sandbox.AllowAll()", e.Command, e.Allowed, e.Command)
 }
 
 func (e *CommandError) Unwrap() error { return ErrCommandNotAllowed }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -101,6 +102,12 @@ func TestPolicyIsCheckedBeforeTheEngine(t *testing.T) {
 
 	_, err = sb.Shell(context.Background(), "echo hi", sandbox.ExecRequest{})
 	require.ErrorIs(t, err, sandbox.ErrCommandNotAllowed, "the default test policy has no shell")
+	// The error says how to change the policy, and following it works.
+	assert.Contains(t, err.Error(), `Spec.Policy chooses what runs, e.g. sandbox.AllowCommands("sh", ...) or sandbox.AllowAll()`)
+	withSh := createT(t, c, sandbox.Spec{Policy: sandbox.AllowCommands("sh")})
+	res, err := withSh.Shell(context.Background(), "echo hi", sandbox.ExecRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, "hi\n", res.Stdout.String())
 
 	// A client whose engine panics on any call: a refused Run never reaches it.
 	nc, err := sandbox.New(sandbox.WithDockerAPI(nilEngine{}))
@@ -293,6 +300,26 @@ func TestCopyInAndOut(t *testing.T) {
 		require.NoError(t, err)
 		out := shT(t, sb, "cat /workspace/repo/setup.py; readlink /workspace/repo/words")
 		assert.Equal(t, "x = 1\n/usr/share/dict/words\n", out.Stdout.String())
+	})
+
+	// A missing file is fs.ErrNotExist wherever it would be: the root
+	// layer and the workspace (the engine's archive endpoint), the tmpfs
+	// of /tmp and HOME (tar in the sandbox), and under missing directories.
+	t.Run("missing file", func(t *testing.T) {
+		for _, src := range []string{"/etc/no-such-file", "/no-such-dir/file", "/workspace/no-such-file", "/workspace/no/such/file",
+			"/tmp/no-such-file", "/tmp/no-such-dir/file", "/tmp/home/no-such-file", "/no-such-file"} {
+			host := t.TempDir()
+			_, err := sb.CopyOut(ctx, sandbox.CopyOutRequest{Src: src, Dest: host})
+			require.Error(t, err, src)
+			assert.ErrorIs(t, err, fs.ErrNotExist, "%s: %v", src, err)
+			var pe *fs.PathError
+			if assert.ErrorAs(t, err, &pe, src) {
+				assert.Equal(t, src, pe.Path)
+			}
+			entries, rerr := os.ReadDir(host)
+			require.NoError(t, rerr)
+			assert.Empty(t, entries, "nothing written for %s", src)
+		}
 	})
 
 	t.Run("byte cap", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,6 +121,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o, err = parseRunFlags(o, args); err != nil {
 		return runFlagsFailure("eval demo", err, stdout, stderr)
 	}
+	o.words = append([]string{"demo"}, args...)
 	if !o.set["report_dir"] && o.set["log_dir"] {
 		o.ReportDir = o.LogDir
 	}
@@ -163,9 +165,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			return nil
 		},
-		afterRun: func(res *swebench.Result) int { return checkDemoVerdicts(res, expected, w) },
+		afterRun: func(res *swebench.Result) int { return checkDemoVerdicts(res, expected, stdout) },
 	}
-	return evaluate(ctx, o, w, hooks)
+	return evaluate(ctx, o, stdout, w, hooks)
 }
 
 func demoCommitList(cases []demoCase) []string {
@@ -233,7 +235,7 @@ func exportDemo(dir string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval demo: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s\nrun it with:\n  eval -d %s -p %s --repos %s --timeout %d --run_id demo\n",
-		in.Dataset, in.Predictions, in.Repos, in.Dataset, in.Predictions, in.Repos, demoTimeout)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s\nrun it with:\n  %s\n", in.Dataset, in.Predictions, in.Repos,
+		commandLine("-d", in.Dataset, "-p", in.Predictions, "--repos", in.Repos, "--timeout", strconv.Itoa(demoTimeout), "--run_id", "demo"))
 	return exitOK
 }

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -174,10 +172,12 @@ func TestRunInfrastructureFailures(t *testing.T) {
 	}
 }
 
-// SIGINT in the middle of a run: the process exits with 130, removes its
-// containers (prune finds nothing of the run) and keeps the reports of the
-// instances that finished; a rerun with the same run id resumes and finishes
-// with the expected verdicts.
+// SIGINT in the middle of the plain demo (no arguments, as `go run
+// ./examples/eval` starts it): the process exits with 130, removes its
+// containers (prune finds nothing of the run), keeps the reports of the
+// instances that finished and prints the command that resumes; that
+// command, pasted into bash, resumes and finishes with the expected
+// verdicts.
 func TestInterruptAndResume(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -186,31 +186,82 @@ func TestInterruptAndResume(t *testing.T) {
 	skipWithoutEngine(t)
 	bin := testenv.BuildEval(t)
 
-	runID := fmt.Sprintf("interrupt-%d", time.Now().UnixNano())
-	logDir := t.TempDir()
-	args := append([]string{"demo", "--log_dir", logDir, "--run_id", runID, "--max_workers", "2"}, imageArgs()...)
-	log, err := interruptAfterVerdict(t, exec.Command(bin, args...), nil)
+	work := t.TempDir() // the plain demo writes logs/ in the working directory
+	cmd := exec.Command(bin, imageArgs()...)
+	cmd.Dir = work
+	log, err := interruptAfterVerdict(t, cmd, nil)
 	t.Log(log)
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, exitInterrupted, ee.ExitCode())
-	assert.Contains(t, log, "interrupted; finished reports are kept")
+	hint := regexp.MustCompile(`(?m)interrupted; finished reports are kept.*To resume:\n  (.+)$`).FindStringSubmatch(log)
+	require.NotNil(t, hint, "no resume command in:\n%s", log)
+	resume := hint[1]
+	assert.True(t, strings.HasPrefix(resume, bin+" demo "), "the resume command runs this binary's demo verb: %s", resume)
+	runID := regexp.MustCompile(`--run_id (\S+)`).FindStringSubmatch(resume)
+	require.NotNil(t, runID, "the resume command names the run: %s", resume)
 
-	reports, err := filepath.Glob(filepath.Join(logDir, "run_evaluation", runID, demoModel, "*", "report.json"))
+	reports, err := filepath.Glob(filepath.Join(work, "logs", "run_evaluation", runID[1], demoModel, "*", "report.json"))
 	require.NoError(t, err)
 	assert.NotEmpty(t, reports, "the finished instance's report is kept")
-	assert.Less(t, len(reports), 4, "the run stopped before all were graded")
+	assert.NoFileExists(t, filepath.Join(work, "logs", "run_evaluation", runID[1], demoModel, "swebox__demo-6", "test_output.txt"),
+		"the run stopped before the hanging instance's timeout")
 
 	var pruneOut, pruneErr bytes.Buffer
-	require.Equal(t, exitOK, run(context.Background(), []string{"prune", "--run_id", runID}, nil, &pruneOut, &pruneErr), pruneErr.String())
+	require.Equal(t, exitOK, run(context.Background(), []string{"prune", "--run_id", runID[1]}, nil, &pruneOut, &pruneErr), pruneErr.String())
 	assert.Contains(t, pruneOut.String(), "removed 0 containers, 0 volumes, 0 networks", "the interrupted run left nothing behind")
 
-	var again bytes.Buffer
-	code := run(context.Background(), args[:len(args):len(args)], nil, &again, &again)
-	t.Log(again.String())
-	require.Equal(t, exitOK, code)
-	assert.Contains(t, again.String(), "(report.json from an earlier run)")
-	assert.Contains(t, again.String(), "demo: all 7 verdicts are the expected ones.")
+	// Paste the printed command into bash, in the same directory.
+	var stdout, stderr bytes.Buffer
+	again := exec.Command("bash", "-c", resume)
+	again.Dir, again.Stdout, again.Stderr = work, &stdout, &stderr
+	require.NoError(t, again.Run(), "%s\nstdout:\n%s\nstderr:\n%s", resume, stdout.String(), stderr.String())
+	assert.Contains(t, stderr.String(), "(report.json from an earlier run)")
+	assert.Contains(t, stdout.String(), "demo: all 7 verdicts are the expected ones.")
+}
+
+// The command `eval demo --export` prints runs when pasted into bash, and
+// its results go to standard output, so that `> file` captures the summary
+// table while the progress lines stay on standard error.
+func TestExportedCommandRuns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs containers")
+	}
+	skipWithoutEngine(t)
+	bin := testenv.BuildEval(t)
+	work := t.TempDir()
+
+	// Started by a bare name found on PATH, as a user's `eval` would be,
+	// it prints its absolute path: pasted, a bare "eval" is bash's builtin.
+	export := exec.Command(bin, "demo", "--export", "demo")
+	export.Args[0] = "eval"
+	export.Dir = work
+	out, err := export.Output()
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^run it with:\n  (.+)$`).FindStringSubmatch(string(out))
+	require.NotNil(t, m, "no command in:\n%s", out)
+	pasted := m[1]
+	require.True(t, strings.HasPrefix(pasted, bin+" -d demo/dataset.jsonl "), pasted)
+
+	script := pasted + " " + strings.Join(imageArgs(), " ") + " >run.log 2>progress.log"
+	sh := exec.Command("bash", "-c", script)
+	sh.Dir = work
+	shOut, err := sh.CombinedOutput()
+	require.NoError(t, err, "%s: %s", script, shOut)
+	stdout, err := os.ReadFile(filepath.Join(work, "run.log"))
+	require.NoError(t, err)
+	stderr, err := os.ReadFile(filepath.Join(work, "progress.log"))
+	require.NoError(t, err)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, `(?m)^INSTANCE +OUTCOME +F2P +P2P +TIME +NOTE$`, string(stdout))
+	assert.Contains(t, string(stdout), "outcomes: 2 resolved, 2 unresolved, 1 patch_failed, 1 timed_out, 1 empty_patch\n")
+	assert.Contains(t, string(stdout), "run report: ")
+	assert.NotContains(t, string(stdout), "[1/", "progress lines belong on standard error")
+	assert.Regexp(t, `(?m)^\[\d+/\d+\] swebox__demo-1: resolved `, string(stderr))
+	assert.Regexp(t, `(?m)^\[\d+/\d+\] swebox__demo-4: patch_failed after `, string(stderr))
+	assert.NotContains(t, string(stderr), "INSTANCE", "the summary belongs on standard output")
+	assert.FileExists(t, filepath.Join(work, "logs", "run_evaluation", "demo", demoModel, "swebox__demo-1", "report.json"))
 }
 
 // interruptAfterVerdict starts cmd, an eval run, and sends it SIGINT once

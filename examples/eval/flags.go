@@ -61,6 +61,9 @@ type runOptions struct {
 
 	// datasetLabel names the dataset in messages instead of DatasetName.
 	datasetLabel string
+	// words are the verb and flags this run was started with, for the
+	// command that resumes it.
+	words []string
 	// set records the canonical names of the flags given on the command
 	// line (mode selection depends on what was explicit).
 	set map[string]bool

@@ -148,9 +148,38 @@ func describe(r *swebench.InstanceResult) string {
 		return "?"
 	}
 	if r.Status == swebench.StatusError {
-		return fmt.Sprintf("error after %s: %s", r.Duration.Round(100*time.Millisecond), firstLine(r.Error, 200))
+		return fmt.Sprintf("%s after %s: %s", outcomeName(r), r.Duration.Round(100*time.Millisecond), outcomeNote(r, 200))
 	}
 	return fmt.Sprintf("%s (FAIL_TO_PASS %s, PASS_TO_PASS %s) in %s", r.Status, frac(r.FailToPass), frac(r.PassToPass), r.Duration.Round(100*time.Millisecond))
+}
+
+// outcomeName is the typed outcome of r, or its status for a result
+// without one.
+func outcomeName(r *swebench.InstanceResult) string {
+	if r.Outcome != "" {
+		return string(r.Outcome)
+	}
+	return string(r.Status)
+}
+
+// outcomeNote says in words why an instance has no verdict: what the
+// outcome means where it says it all, else the first line of the error,
+// which names what failed (image, spec, engine).
+func outcomeNote(r *swebench.InstanceResult, max int) string {
+	switch r.Outcome {
+	case swebench.OutcomePatchFailed:
+		return "the model patch does not apply (run_instance.log has each attempt's output)"
+	case swebench.OutcomeTimedOut:
+		return "the tests ran past the timeout"
+	case swebench.OutcomeCancelled:
+		return "stopped by the interrupt before it finished"
+	case swebench.OutcomeEngineLost:
+		return "the engine stopped answering"
+	}
+	if errors.Is(r.Err, sandbox.ErrRateLimited) {
+		return rateLimitNote(r.Err)
+	}
+	return firstLine(r.Error, max)
 }
 
 func frac(f swebench.Fraction) string { return fmt.Sprintf("%d/%d", f.Passed, f.Total) }
@@ -179,11 +208,7 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 	seen := map[string]bool{}
 	for _, r := range res.Instances {
 		seen[r.InstanceID] = true
-		outcome := string(r.Outcome)
-		if outcome == "" {
-			outcome = string(r.Status)
-		}
-		x := row{id: r.InstanceID, outcome: outcome, f2p: "-", p2p: "-", took: r.Duration.Round(100 * time.Millisecond).String()}
+		x := row{id: r.InstanceID, outcome: outcomeName(&r), f2p: "-", p2p: "-", took: r.Duration.Round(100 * time.Millisecond).String()}
 		if r.Status != swebench.StatusError {
 			x.f2p, x.p2p = frac(r.FailToPass), frac(r.PassToPass)
 		}
@@ -194,10 +219,7 @@ func writeSummary(w io.Writer, res *swebench.Result, skipped map[string]bool, lo
 			}
 		}
 		if r.Status == swebench.StatusError {
-			x.note = firstLine(r.Error, 80)
-			if errors.Is(r.Err, sandbox.ErrRateLimited) {
-				x.note = rateLimitNote(r.Err)
-			}
+			x.note = outcomeNote(&r, 80)
 		}
 		if n := len(r.Retries); n > 0 && r.Status != swebench.StatusError {
 			last := r.Retries[n-1]

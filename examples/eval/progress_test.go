@@ -73,6 +73,38 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// A live line names the typed outcome and says what it means, not the
+// engine's message (a cancelled request's "context canceled").
+func TestLiveLineOutcomes(t *testing.T) {
+	type testCase struct {
+		name string
+		res  swebench.InstanceResult
+		want string
+	}
+	engineMsg := `Post "http://%2Fvar%2Frun%2Fdocker.sock/v1.41/containers/create": context canceled`
+	cases := []testCase{
+		{name: "patch failed", res: swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomePatchFailed, Duration: time.Second, Error: "patch apply failed: see run_instance.log"},
+			want: "[1/1] x__y-1: patch_failed after 1s: the model patch does not apply (run_instance.log has each attempt's output)\n"},
+		{name: "timed out", res: swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomeTimedOut, Duration: 20 * time.Second, Error: "tests timed out"},
+			want: "[1/1] x__y-1: timed_out after 20s: the tests ran past the timeout\n"},
+		{name: "cancelled", res: swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomeCancelled, Duration: 2 * time.Second, Error: engineMsg},
+			want: "[1/1] x__y-1: cancelled after 2s: stopped by the interrupt before it finished\n"},
+		{name: "engine lost", res: swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomeEngineLost, Duration: 2 * time.Second, Error: engineMsg},
+			want: "[1/1] x__y-1: engine_lost after 2s: the engine stopped answering\n"},
+		{name: "other error keeps its message", res: swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomeError, Duration: time.Second, Error: "spec: no test command for x/y\nmore"},
+			want: "[1/1] x__y-1: error after 1s: spec: no test command for x/y\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := newProgress(&buf, false)
+			p.event(swebench.Event{Kind: swebench.EventFinished, InstanceID: "x__y-1", Result: &tc.res, Done: 1, Total: 1})
+			assert.Equal(t, tc.want, buf.String())
+			assert.NotContains(t, buf.String(), "context canceled")
+		})
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
@@ -101,10 +133,10 @@ func TestSummaryTable(t *testing.T) {
 	want := `
 INSTANCE  OUTCOME      F2P  P2P  TIME   NOTE
 x__y-1    resolved     1/1  4/4  3s     
-x__y-2    timed_out    -    -    21.5s  test timed out after 20 seconds
+x__y-2    timed_out    -    -    21.5s  the tests ran past the timeout
 x__y-3    unresolved   0/1  2/2  -      earlier run
 x__y-4    empty_patch  -    -    -      not run
-x__y-6    engine_lost  -    -    1s     create sandbox: cannot reach the Docker engine
+x__y-6    engine_lost  -    -    1s     the engine stopped answering
 x__y-7    cancelled    -    -    -      not started
 
 7 instances: 1 resolved, 1 unresolved, 3 error, 1 empty patch, 1 without a prediction

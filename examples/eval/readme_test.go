@@ -108,3 +108,34 @@ func TestReadmeProgramsBuild(t *testing.T) {
 func mdCell(s string) string {
 	return strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;").Replace(s)
 }
+
+// The README's first program, the sandbox example, runs as printed on a
+// machine with the engine and the default image: its policy admits what it
+// runs, Shell included.
+func TestReadmeFirstProgramRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	skipWithoutEngine(t)
+	if img := os.Getenv("SWEBOX_TEST_IMAGE"); img != "" && img != "swebox/python:bookworm" {
+		t.Skip("the README's program names swebox/python:bookworm; SWEBOX_TEST_IMAGE is " + img)
+	}
+	data, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?s)```go\n(package main\n.*?)```").FindStringSubmatch(string(data))
+	require.NotNil(t, m)
+	require.Contains(t, m[1], "sandbox.New()", "the first program is the sandbox example")
+
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "main.go")
+	require.NoError(t, os.WriteFile(src, []byte(m[1]), 0o644))
+	abs, err := filepath.Abs(".")
+	require.NoError(t, err)
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(abs, "readme_first_program", "main.go"): src}})
+	require.NoError(t, err)
+	ov := filepath.Join(tmp, "overlay.json")
+	require.NoError(t, os.WriteFile(ov, overlay, 0o644))
+	out, err := exec.Command("go", "run", "-overlay", ov, "./readme_first_program").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "exit 0, timed out false, output \"42\\n\"\nhello\n", string(out))
+}

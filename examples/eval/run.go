@@ -51,10 +51,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return runFlagsFailure("eval", err, stdout, stderr)
 	}
+	o.words = args
 	for _, n := range o.notices() {
 		fmt.Fprintln(stderr, n)
 	}
-	return evaluate(ctx, o, stderr, nil)
+	return evaluate(ctx, o, stdout, stderr, nil)
 }
 
 // runFlagsFailure reports a parseRunFlags error: help on request (exit 0),
@@ -64,19 +65,20 @@ func runFlagsFailure(prog string, err error, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "%s: %v\nRun 'eval --help' for the flags.\n", prog, err)
+	fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for the flags.\n", prog, err, commandLine())
 	return exitUsage
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprint(w, `eval evaluates SWE-bench predictions in hardened containers.
+	example := commandLine("-d", "lite-test.jsonl", "-p", "preds.jsonl", "--run_id", "r1", "--repos", "/data/repos")
+	fmt.Fprint(w, strings.Replace(`eval evaluates SWE-bench predictions in hardened containers.
 
 Usage:
   eval                         run the bundled demo (offline; builds the default image if missing)
   eval demo [FLAGS]            the demo, with run flags on top of its defaults;
                                --export DIR writes its dataset, predictions and repository instead
   eval [FLAGS]                 evaluate predictions, e.g.
-                               eval -d lite-test.jsonl -p preds.jsonl --run_id r1 --repos ~/src
+                               EXAMPLE
   eval parse [FLAGS] [FILE]    parse pytest output into a JSON report (eval parse -h)
   eval grade --dataset_name FILE --instance_id ID --log FILE [--grading v4|v5]
                                grade one test_output.txt and print its report.json
@@ -86,7 +88,7 @@ Usage:
                                remove containers and volumes (pods) left by runs
 
 Run flags (one or two dashes; official names where the official harness has the flag):
-`)
+`, "EXAMPLE", example, 1))
 	for _, s := range runFlagSpecs {
 		names := dashed(s.names)
 		names = strings.ReplaceAll(names, " and ", ", ")
@@ -121,10 +123,10 @@ type runHooks struct {
 	afterRun func(res *swebench.Result) int
 }
 
-// evaluate performs a run and reports on w: the flags become a
-// swebench.Config, the library prepares and runs it, and this prints the
-// plan, the progress and the summary, with advice where something failed.
-func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) int {
+// evaluate performs a run: the flags become a swebench.Config, the library
+// prepares and runs it, and this prints the summary on stdout and the plan,
+// the progress and advice where something failed on w (standard error).
+func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *runHooks) int {
 	if hooks == nil {
 		hooks = &runHooks{}
 	}
@@ -146,7 +148,7 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 	}
 	var preds []dataset.Prediction
 	if o.PredictionsPath != "gold" {
-		if preds, err = dataset.LoadPredictions(o.PredictionsPath); err != nil {
+		if preds, err = loadPredictions(o.PredictionsPath); err != nil {
 			return fail(err)
 		}
 	}
@@ -195,17 +197,14 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		}
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	writeSummary(w, res, prog.skippedIDs(), filepath.Join(o.LogDir, "run_evaluation", o.RunID))
-	if ctx.Err() != nil {
-		fmt.Fprintln(w, "(interrupted: the errors include instances stopped or never started; a rerun with the same --run_id evaluates them)")
-	}
+	writeSummary(stdout, res, prog.skippedIDs(), filepath.Join(o.LogDir, "run_evaluation", o.RunID))
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintf(w, "eval: interrupted; finished reports are kept, rerun with --run_id %s to resume\n", o.RunID)
+		fmt.Fprintf(w, "eval: interrupted; finished reports are kept (instances stopped or never started have no verdict). To resume:\n  %s\n", o.resumeCommand())
 		return exitInterrupted
 	case errors.Is(runErr, swebench.ErrEngineLost):
-		fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some errors above are not verdicts: %v\n", runErr)
-		fmt.Fprintf(w, "%s\nThen rerun with --run_id %s: it evaluates exactly the instances without a report.\n", engineAdvice, o.RunID)
+		fmt.Fprintf(w, "eval: the engine stopped answering during the run, so some outcomes above are not verdicts: %v\n", runErr)
+		fmt.Fprintf(w, "%s\nThen rerun; it evaluates exactly the instances without a report:\n  %s\n", engineAdvice, o.resumeCommand())
 		return exitFailure
 	case runErr != nil:
 		return fail(runErr)
@@ -214,6 +213,16 @@ func evaluate(ctx context.Context, o runOptions, w io.Writer, hooks *runHooks) i
 		return hooks.afterRun(res)
 	}
 	return exitOK
+}
+
+// resumeCommand is the command line that reruns this run under its run id,
+// which evaluates the instances left without a report.
+func (o runOptions) resumeCommand() string {
+	words := append([]string{}, o.words...)
+	if !o.set["run_id"] {
+		words = append(words, "--run_id", o.RunID)
+	}
+	return commandLine(words...)
 }
 
 // runConfig maps the run flags onto a swebench.Config. Settings the
@@ -289,6 +298,18 @@ func printPlan(w io.Writer, o runOptions, p *swebench.Plan) {
 	if n := len(p.NoImage); n > 0 {
 		fmt.Fprintf(w, "warning: %d instances have no image and will end as errors (%s); pass one with --image or --image_map\n", n, listSome(p.NoImage))
 	}
+}
+
+// loadPredictions reads -p; its errors name the predictions file.
+func loadPredictions(path string) ([]dataset.Prediction, error) {
+	preds, err := dataset.LoadPredictions(path)
+	if ie := (*dataset.InputError)(nil); errors.As(err, &ie) {
+		err = fmt.Errorf("predictions %w", err)
+	}
+	if err == nil && len(preds) == 0 {
+		return nil, fmt.Errorf("predictions file %s holds no predictions: nothing will run", path)
+	}
+	return preds, err
 }
 
 // modeLabel says which mode the plan's instances run in.

@@ -45,7 +45,7 @@ type hubRow struct {
 func TestSwitchCommand(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	require.NoError(t, err)
-	const command = "eval -d SWE-bench/SWE-bench_Lite -p preds.jsonl --run_id r1"
+	const command = "./eval -d SWE-bench/SWE-bench_Lite -p preds.jsonl --run_id r1"
 	require.Contains(t, string(readme), "`"+command+"`", "the README's switch command")
 	args := strings.Fields(command)[1:]
 

@@ -168,12 +168,12 @@ func (b *backend) requirements(pkgs []string) (agent.Requirements, error) {
 	case b.cfg.PipIndex != "":
 		u, err := url.Parse(b.cfg.PipIndex)
 		if err != nil {
-			return r, fmt.Errorf("--pip-index: %w", err)
+			return r, fmt.Errorf("--pip_index: %w", err)
 		}
 		r.IndexURL = b.cfg.PipIndex
 		r.Egress = egress.Allowlist{Hosts: append([]string{u.Hostname()}, b.cfg.PipHosts...)}
 	default:
-		return r, toolErrorf("this server installs no packages (it was started without --wheel-dir or --pip-index); use the standard library or the packages the image has")
+		return r, toolErrorf("this server installs no packages (it was started without --wheel_dir or --pip_index); use the standard library or the packages the image has")
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -107,6 +108,70 @@ func (b bytesFlag) Set(s string) error {
 	return nil
 }
 
+// secondsFlag is a duration given as seconds ("60", as eval's --timeout
+// takes it) or with a unit ("2m", "1h30m").
+type secondsFlag struct{ v *time.Duration }
+
+func (d secondsFlag) String() string {
+	if d.v == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d secondsFlag) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n > float64(math.MaxInt64/int64(time.Second)) || n < 0 {
+			return fmt.Errorf("%s seconds is out of range", s)
+		}
+		*d.v = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want seconds (60) or a duration (2m, 1h30m), got %q", s)
+	}
+	*d.v = v
+	return nil
+}
+
+// minTokenLen is the shortest bearer token the server accepts: 128 bits
+// written in hex. A shorter one can be guessed, and the token is all that
+// guards the sandboxes over HTTP.
+const minTokenLen = 32
+
+// underscoreNames rewrites flag names written with hyphens (--log-file, the
+// spelling of earlier releases) to the underscores of eval's flags
+// (--log_file), so that both commands take one style. Values are left
+// alone: the word after a flag that takes a value is skipped.
+func underscoreNames(fs *flag.FlagSet, args []string) []string {
+	out := append([]string(nil), args...)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break // the flag package stops here too
+		}
+		dashes := "-"
+		if strings.HasPrefix(a, "--") {
+			dashes = "--"
+		}
+		name, value, hasValue := strings.Cut(a[len(dashes):], "=")
+		f := fs.Lookup(strings.ReplaceAll(name, "-", "_"))
+		if f == nil {
+			continue
+		}
+		out[i] = dashes + f.Name
+		if hasValue {
+			out[i] += "=" + value
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			i++
+		}
+	}
+	return out
+}
+
 // parseFlags reads args (without the program name). getenv supplies
 // SWEBOX_MCP_TOKEN.
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -123,31 +188,32 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr)")
 	fs.StringVar(&cfg.Name, "name", defaultName, "label (swebox.session) of every container this server creates; at start, what a server of this name that is no longer running left is removed (a live one's containers run and are left alone)")
-	fs.StringVar(&cfg.LogFile, "log-file", "", "append the per-call log (one JSON line per tool call) to `FILE` instead of stderr")
-	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory for workspaces and cached environments (default: a temporary one, removed at exit)")
+	fs.StringVar(&cfg.LogFile, "log_file", "", "append the per-call log (one JSON line per tool call) to `FILE` instead of stderr")
+	fs.StringVar(&cfg.StateDir, "state_dir", "", "directory for workspaces and cached environments (default: a temporary one, removed at exit)")
 	fs.Var(&images, "image", "image tools may run, repeatable or comma-separated; the first is the default (default "+agent.DefaultImage+")")
-	fs.DurationVar(&cfg.Timeout, "timeout", defaultTimeout, "longest run a tool call may ask for (timeout_s is capped to it)")
-	fs.Var(bytesFlag{&outputLimit}, "output-limit", "bytes of stdout and of stderr kept per call (head and tail)")
-	fs.Var(bytesFlag{&artifactCap}, "artifact-limit", "bytes of artifact and file content inlined in one result; larger files come back as resource links")
-	fs.Var(bytesFlag{&storeLimit}, "store-limit", "bytes of linked content the server keeps for resources/read (oldest dropped first)")
+	cfg.Timeout, cfg.IdleExpiry, cfg.EvalTimeout, cfg.ProgressTick = defaultTimeout, defaultIdleExpiry, defaultEvalTimeout, time.Second
+	fs.Var(secondsFlag{&cfg.Timeout}, "timeout", "longest run a tool call may ask for, in `SECONDS` or with a unit (2m), as eval's --timeout; timeout_s is capped to it")
+	fs.Var(bytesFlag{&outputLimit}, "output_limit", "bytes of stdout and of stderr kept per call (head and tail)")
+	fs.Var(bytesFlag{&artifactCap}, "artifact_limit", "bytes of artifact and file content inlined in one result; larger files come back as resource links")
+	fs.Var(bytesFlag{&storeLimit}, "store_limit", "bytes of linked content the server keeps for resources/read (oldest dropped first)")
 	fs.Var(bytesFlag{&memory}, "memory", "memory limit of every sandbox")
-	fs.IntVar(&cfg.MaxSessions, "max-sessions", defaultMaxSessions, "sessions one client may hold open")
-	fs.IntVar(&cfg.MaxSessionsTotal, "max-sessions-total", defaultMaxSessionsTotal, "sessions all clients together may hold open")
-	fs.IntVar(&cfg.MaxJobsTotal, "max-jobs-total", defaultMaxJobsTotal, "background jobs all clients together may have running (one client: at most "+strconv.Itoa(maxJobsPerClient)+")")
-	fs.IntVar(&cfg.MaxRunning, "max-running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
+	fs.IntVar(&cfg.MaxSessions, "max_sessions", defaultMaxSessions, "sessions one client may hold open")
+	fs.IntVar(&cfg.MaxSessionsTotal, "max_sessions_total", defaultMaxSessionsTotal, "sessions all clients together may hold open")
+	fs.IntVar(&cfg.MaxJobsTotal, "max_jobs_total", defaultMaxJobsTotal, "background jobs all clients together may have running (one client: at most "+strconv.Itoa(maxJobsPerClient)+")")
+	fs.IntVar(&cfg.MaxRunning, "max_running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
 	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
-	fs.DurationVar(&cfg.IdleExpiry, "idle", defaultIdleExpiry, "a session unused this long is closed; in HTTP mode, an MCP session too")
-	fs.Var(&egress, "egress-allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
-	fs.Var(&fetchAllow, "fetch-allow", "hosts (`HOST` or HOST:PORT) whose file URLs the server fetches even at a loopback or private address, e.g. an internal file server, repeatable or comma-separated; default none: public addresses only")
-	fs.Var(bytesFlag{&fetchLimit}, "fetch-limit", "bytes the server fetches for one file URL")
-	fs.StringVar(&cfg.WheelDir, "wheel-dir", "", "host directory of wheels that requirements install from, offline (default: none; requirements are refused unless --pip-index is set)")
-	fs.StringVar(&cfg.PipIndex, "pip-index", "", "package index `URL` requirements install from; only the install step reaches it and --pip-host")
-	fs.Var(&pipHosts, "pip-host", "further hosts the install step may reach with --pip-index, e.g. files.pythonhosted.org")
+	fs.Var(secondsFlag{&cfg.IdleExpiry}, "idle", "a session unused this long (`SECONDS` or with a unit) is closed; in HTTP mode, an MCP session too")
+	fs.Var(&egress, "egress_allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
+	fs.Var(&fetchAllow, "fetch_allow", "hosts (`HOST` or HOST:PORT) whose file URLs the server fetches even at a loopback or private address, e.g. an internal file server, repeatable or comma-separated; default none: public addresses only")
+	fs.Var(bytesFlag{&fetchLimit}, "fetch_limit", "bytes the server fetches for one file URL")
+	fs.StringVar(&cfg.WheelDir, "wheel_dir", "", "host directory of wheels that requirements install from, offline (default: none; requirements are refused unless --pip_index is set)")
+	fs.StringVar(&cfg.PipIndex, "pip_index", "", "package index `URL` requirements install from; only the install step reaches it and --pip_host")
+	fs.Var(&pipHosts, "pip_host", "further hosts the install step may reach with --pip_index, e.g. files.pythonhosted.org")
 	fs.Var(&datasets, "dataset", "SWE-bench dataset `FILE` (JSON or JSONL) for swebench_evaluate and swebench_grade_log, repeatable; its name is the file's base name without extension")
 	fs.Var(&repos, "repos", "directory of local repository sources (owner__name.git) for swebench_evaluate, repeatable")
-	fs.DurationVar(&cfg.EvalTimeout, "eval-timeout", defaultEvalTimeout, "longest a swebench_evaluate eval script may run")
-	fs.DurationVar(&cfg.ProgressTick, "progress-interval", time.Second, "how often long calls send progress notifications")
-	if err := fs.Parse(args); err != nil {
+	fs.Var(secondsFlag{&cfg.EvalTimeout}, "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
+	fs.Var(secondsFlag{&cfg.ProgressTick}, "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
+	if err := fs.Parse(underscoreNames(fs, args)); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() > 0 {
@@ -173,27 +239,29 @@ func (c *config) validate() error {
 	case c.Timeout <= 0:
 		return errors.New("--timeout must be positive")
 	case c.OutputLimit < 1024:
-		return errors.New("--output-limit must be at least 1KiB")
+		return errors.New("--output_limit must be at least 1KiB")
 	case c.ArtifactCap < 0 || c.StoreLimit < 0:
-		return errors.New("--artifact-limit and --store-limit must not be negative")
+		return errors.New("--artifact_limit and --store_limit must not be negative")
 	case c.Memory < 64<<20:
 		return errors.New("--memory must be at least 64MiB")
 	case c.MaxSessions < 0 || c.MaxSessionsTotal < 0:
-		return errors.New("--max-sessions and --max-sessions-total must not be negative")
+		return errors.New("--max_sessions and --max_sessions_total must not be negative")
 	case c.MaxJobsTotal < 1:
-		return errors.New("--max-jobs-total must be at least 1")
+		return errors.New("--max_jobs_total must be at least 1")
 	case c.MaxRunning < 1:
-		return errors.New("--max-running must be at least 1")
+		return errors.New("--max_running must be at least 1")
 	case c.FetchLimit <= 0:
-		return errors.New("--fetch-limit must be positive")
+		return errors.New("--fetch_limit must be positive")
 	case c.Pool < 0 || c.Pool > 256:
 		return errors.New("--pool must be 0 to 256")
 	case c.IdleExpiry <= 0:
 		return errors.New("--idle must be positive")
 	case c.EvalTimeout <= 0 || c.ProgressTick <= 0:
-		return errors.New("--eval-timeout and --progress-interval must be positive")
+		return errors.New("--eval_timeout and --progress_interval must be positive")
 	case c.Name == "" || strings.ContainsAny(c.Name, " =,"):
 		return errors.New("--name must be a non-empty label value without spaces, '=' or ','")
+	case c.Token != "" && len(c.Token) < minTokenLen:
+		return fmt.Errorf("the bearer token (--token or SWEBOX_MCP_TOKEN) has %d characters; one shorter than %d can be guessed: make one with `openssl rand -hex 32`, or leave both unset for a generated one", len(c.Token), minTokenLen)
 	}
 	if c.HTTPAddr != "" {
 		addr, err := listenAddr(c.HTTPAddr)

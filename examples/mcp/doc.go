@@ -16,23 +16,28 @@
 //
 // Over streamable HTTP, on loopback unless a host is given, behind a bearer
 // token (--token, SWEBOX_MCP_TOKEN, or one generated and printed once to
-// stderr); a request without it gets 401 before anything runs:
+// stderr; a token under 32 characters is refused); a request without it gets
+// 401 before anything runs:
 //
 //	go run ./examples/mcp --http :8765
 //
 // Limits are the server's flags, never tool arguments: the longest run
-// (--timeout; a call's timeout_s is capped to it), the output kept per stream
-// (--output-limit), the artifact bytes inlined in a result (--artifact-limit;
+// (--timeout, in seconds as eval's --timeout, or with a unit such as 2m; a
+// call's timeout_s is capped to it), the output kept per stream
+// (--output_limit), the artifact bytes inlined in a result (--artifact_limit;
 // larger files become resource links), the memory of every sandbox
 // (--memory), the images tools may name (--image), sessions per client
-// (--max-sessions, default 4) and for all clients together
-// (--max-sessions-total, default 16), background jobs running for all
-// clients together (--max-jobs-total, default 64; 16 per client), session
-// idle expiry (--idle), concurrent sandboxes (--max-running). Sandboxes have no network; --egress-allow lists the hosts a
-// session may ask to reach through the egress proxy. Nothing a client sends
+// (--max_sessions, default 4) and for all clients together
+// (--max_sessions_total, default 16), background jobs running for all
+// clients together (--max_jobs_total, default 64; 16 per client), session
+// idle expiry (--idle), concurrent sandboxes (--max_running). Sandboxes have
+// no network; --egress_allow lists the hosts a session may ask to reach
+// through the egress proxy. Flags are spelled as eval's, with underscores;
+// the hyphenated names of earlier releases (--max-sessions) are read too.
+// Nothing a client sends
 // can name a host path, a mount or a relaxation of the sandbox: files come as
 // content, a URL the server fetches (public addresses only, besides the
-// hosts of --fetch-allow; at most --fetch-limit bytes) or a resource link
+// hosts of --fetch_allow; at most --fetch_limit bytes) or a resource link
 // the server returned.
 //
 // Images a program writes under output/ come back as MCP image content, other
@@ -50,7 +55,7 @@
 // none. --pool 0 turns the pool off.
 //
 // Every tool call is logged as one JSON line (client, tool, session, job,
-// duration_ms, exit, bytes) to stderr or --log-file. Every container carries
+// duration_ms, exit, bytes) to stderr or --log_file. Every container carries
 // the label swebox.session=<--name>. A container stops within a second of
 // its server's death (a crash, a kill -9); at start a server removes the
 // stopped containers of its name and leaves running ones alone, so servers
@@ -63,7 +68,7 @@
 //
 // A background job's job_status reports, while it runs, the elapsed time,
 // progress and the stdout and stderr written so far (head and tail, capped
-// by --output-limit); once ended, the call's result.
+// by --output_limit); once ended, the call's result.
 //
 // swebench_evaluate and swebench_grade_log work on the datasets given with
 // --dataset (JSON or JSONL files in the official format), with repositories

@@ -12,9 +12,9 @@ import (
 )
 
 // TestSessionWriteFileFromURL: session_write_file fetches a URL into the
-// session's mounts/; a host of --fetch-allow is fetched at its loopback
+// session's mounts/; a host of --fetch_allow is fetched at its loopback
 // address, any other loopback URL is refused, and so are a file larger than
-// --fetch-limit, a redirect from an allowed host to a refused one, and a
+// --fetch_limit, a redirect from an allowed host to a refused one, and a
 // URL that answers 404.
 func TestSessionWriteFileFromURL(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +33,7 @@ func TestSessionWriteFileFromURL(t *testing.T) {
 	u, err := url.Parse(srv.URL)
 	require.NoError(t, err)
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--fetch-allow", u.Host, "--fetch-limit", "1KiB"), nil)
+	s := startStdio(t, baseArgs(c, "--fetch_allow", u.Host, "--fetch_limit", "1KiB"), nil)
 	info, _ := callOK[sessionInfoOut](t, s.cs, "session_create", map[string]any{})
 
 	out, _ := callOK[sessionWriteOut](t, s.cs, "session_write_file", map[string]any{"session": info.Session, "path": "in.csv", "url": srv.URL + "/data/in.csv"})
@@ -46,7 +46,7 @@ func TestSessionWriteFileFromURL(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "loopback host not allowed", url: "http://localhost:" + u.Port() + "/data/in.csv", want: "could not be fetched"},
-		{name: "larger than --fetch-limit", url: srv.URL + "/big.bin", want: "more than 1024 bytes"},
+		{name: "larger than --fetch_limit", url: srv.URL + "/big.bin", want: "more than 1024 bytes"},
 		{name: "redirect to a host not allowed", url: srv.URL + "/redirect", want: "could not be fetched"},
 		{name: "not found", url: srv.URL + "/missing", want: "404"},
 	} {
@@ -58,7 +58,7 @@ func TestSessionWriteFileFromURL(t *testing.T) {
 		})
 	}
 
-	// Without --fetch-allow, the same loopback URL is refused.
+	// Without --fetch_allow, the same loopback URL is refused.
 	plain := startStdio(t, baseArgs(c, "--name", c.Session()+"-plain"), nil)
 	other, _ := callOK[sessionInfoOut](t, plain.cs, "session_create", map[string]any{})
 	msg := callErr(t, plain.cs, "session_write_file", map[string]any{"session": other.Session, "path": "in.csv", "url": srv.URL + "/data/in.csv"})

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+)
+
+const (
+	envToken  = "env-0123456789abcdef0123456789abcdef"
+	flagToken = "flag-0123456789abcdef0123456789abcdef"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -44,13 +52,34 @@ func TestParseFlags(t *testing.T) {
 		{name: "explicit host kept", args: []string{"--http", "0.0.0.0:9"}, check: func(t *testing.T, c config) {
 			assert.Equal(t, "0.0.0.0:9", c.HTTPAddr)
 		}},
-		{name: "token from the environment", token: "envtok", check: func(t *testing.T, c config) {
-			assert.Equal(t, "envtok", c.Token)
+		{name: "token from the environment", token: envToken, check: func(t *testing.T, c config) {
+			assert.Equal(t, envToken, c.Token)
 		}},
-		{name: "flag token wins", args: []string{"--token", "flagtok"}, token: "envtok", check: func(t *testing.T, c config) {
-			assert.Equal(t, "flagtok", c.Token)
+		{name: "flag token wins", args: []string{"--token", flagToken}, token: envToken, check: func(t *testing.T, c config) {
+			assert.Equal(t, flagToken, c.Token)
 		}},
-		{name: "limits", args: []string{"--memory", "512m", "--output-limit", "4k", "--timeout", "5s", "--image", "a:1,b:2", "--egress-allow", "x.org", "--egress-allow", "y.org"},
+		{name: "short flag token refused", args: []string{"--token", "hunter2"}, err: "has 7 characters; one shorter than 32 can be guessed"},
+		{name: "short environment token refused", token: "0123456789abcdef0123456789abcde", err: "(--token or SWEBOX_MCP_TOKEN) has 31 characters"},
+		// --timeout 60 means 60 seconds, as eval's --timeout does.
+		{name: "timeout in seconds as eval takes it", args: []string{"--timeout", "60", "--eval_timeout", "1800", "--idle", "90", "--progress_interval", "0.5"}, check: func(t *testing.T, c config) {
+			assert.Equal(t, 60*time.Second, c.Timeout)
+			assert.Equal(t, 30*time.Minute, c.EvalTimeout)
+			assert.Equal(t, 90*time.Second, c.IdleExpiry)
+			assert.Equal(t, 500*time.Millisecond, c.ProgressTick)
+		}},
+		{name: "timeout with a unit", args: []string{"--timeout=2m"}, check: func(t *testing.T, c config) {
+			assert.Equal(t, 2*time.Minute, c.Timeout)
+		}},
+		{name: "bad timeout", args: []string{"--timeout", "soon"}, err: `want seconds (60) or a duration (2m, 1h30m), got "soon"`},
+		// One flag style with eval (underscores); the hyphens of earlier
+		// releases still read, and a value is never rewritten.
+		{name: "hyphenated names of earlier releases", args: []string{"--max-sessions", "3", "-output-limit=2k", "--name", "a-b", "--log-file", "x-y.log"}, check: func(t *testing.T, c config) {
+			assert.Equal(t, 3, c.MaxSessions)
+			assert.Equal(t, 2<<10, c.OutputLimit)
+			assert.Equal(t, "a-b", c.Name)
+			assert.Equal(t, "x-y.log", c.LogFile)
+		}},
+		{name: "limits", args: []string{"--memory", "512m", "--output_limit", "4k", "--timeout", "5s", "--image", "a:1,b:2", "--egress_allow", "x.org", "--egress_allow", "y.org"},
 			check: func(t *testing.T, c config) {
 				assert.EqualValues(t, 512<<20, c.Memory)
 				assert.Equal(t, 4<<10, c.OutputLimit)
@@ -61,7 +90,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "bad address", args: []string{"--http", "8080"}, err: "host:port"},
 		{name: "tiny memory", args: []string{"--memory", "1m"}, err: "--memory"},
 		{name: "zero timeout", args: []string{"--timeout", "0s"}, err: "--timeout"},
-		{name: "no running slots", args: []string{"--max-running", "0"}, err: "--max-running"},
+		{name: "no running slots", args: []string{"--max_running", "0"}, err: "--max_running"},
 		{name: "label with a comma", args: []string{"--name", "a,b"}, err: "--name"},
 		{name: "missing dataset", args: []string{"--dataset", "/nonexistent.jsonl"}, err: "--dataset"},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
@@ -104,4 +133,20 @@ func TestCleanPath(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got)
 	}
+}
+
+// The command refuses a guessable token before it starts anything.
+func TestShortTokenRefused(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string {
+		if k == "SWEBOX_MCP_TOKEN" {
+			return "secret"
+		}
+		return ""
+	}
+	code := run(context.Background(), []string{"--http", "127.0.0.1:0", "--timeout", "60"}, getenv, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "the bearer token (--token or SWEBOX_MCP_TOKEN) has 6 characters")
+	assert.Contains(t, stderr.String(), "openssl rand -hex 32")
+	assert.Empty(t, stdout.String())
 }

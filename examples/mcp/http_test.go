@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const testToken = "test-token-0123456789"
+const testToken = "test-token-0123456789abcdef0123456789"
 
 func TestHTTPRequiresToken(t *testing.T) {
 	c := engine(t)

@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if cfg.LogFile != "" {
 		f, err := os.OpenFile(cfg.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcp: --log-file: %v\n", err)
+			fmt.Fprintf(stderr, "mcp: --log_file: %v\n", err)
 			return exitUsage
 		}
 		defer f.Close()

@@ -76,7 +76,7 @@ func TestRunPythonOverStdio(t *testing.T) {
 	c := engine(t)
 	// --pool 0: the containers counted below are the calls' own; the
 	// pool's are TestPoolServesRunsAndIsCleanedAfterAKill's.
-	s := startStdio(t, baseArgs(c, "--artifact-limit", "8KiB", "--pool", "0"), nil)
+	s := startStdio(t, baseArgs(c, "--artifact_limit", "8KiB", "--pool", "0"), nil)
 
 	t.Run("artifacts", func(t *testing.T) {
 		out, res := callOK[runOutput](t, s.cs, "run_python", map[string]any{"code": pngCode})
@@ -198,12 +198,12 @@ func TestRunPythonOverStdio(t *testing.T) {
 func TestRunShellAndTests(t *testing.T) {
 	c := engine(t)
 	logFile := filepath.Join(t.TempDir(), "calls.jsonl")
-	s := startStdio(t, baseArgs(c, "--log-file", logFile), nil)
+	s := startStdio(t, baseArgs(c, "--log_file", logFile), nil)
 	defer func() {
 		b, err := os.ReadFile(logFile)
 		require.NoError(t, err)
 		lines := logLines(t, string(b))
-		assert.Len(t, lines, 5, "one line per call in --log-file")
+		assert.Len(t, lines, 5, "one line per call in --log_file")
 		assert.Empty(t, logLines(t, s.stderr.String()), "none on stderr")
 	}()
 
@@ -262,7 +262,7 @@ func writeWheel(t *testing.T) string {
 
 func TestRequirementsFromWheelDir(t *testing.T) {
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--wheel-dir", writeWheel(t)), nil)
+	s := startStdio(t, baseArgs(c, "--wheel_dir", writeWheel(t)), nil)
 	code := "import tinypkg\nprint(tinypkg.VALUE)"
 	out, _ := callOK[runOutput](t, s.cs, "run_python", map[string]any{"code": code, "requirements": []string{"tinypkg==1.0"}})
 	require.Equal(t, "ok", out.Status, out.Stderr)

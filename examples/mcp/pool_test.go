@@ -83,7 +83,7 @@ func TestPoolServesRunsAndIsCleanedAfterAKill(t *testing.T) {
 // pooled sandbox, each with a workspace of its own.
 func TestPoolServesSessions(t *testing.T) {
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--pool", "1", "--max-sessions", "3"), nil)
+	s := startStdio(t, baseArgs(c, "--pool", "1", "--max_sessions", "3"), nil)
 	// Asked for twice, the sessions' spec is kept ready: a later session
 	// takes the sandbox the pool started, once it is ready (one asking
 	// before starts its own, and is closed here).

@@ -31,7 +31,7 @@ type server struct {
 	store    *store
 	evals    *evaluator
 	calls    *slog.Logger
-	running  chan struct{} // semaphore of --max-running
+	running  chan struct{} // semaphore of --max_running
 }
 
 // owner is who a call comes from: the MCP session in HTTP mode, the one
@@ -146,7 +146,7 @@ func (s *server) logCall(tool string, c *call, d time.Duration, res *mcp.CallToo
 	s.calls.Info("tool call", attrs...)
 }
 
-// acquire takes a place among the --max-running calls; the returned func
+// acquire takes a place among the --max_running calls; the returned func
 // gives it back.
 func (s *server) acquire(ctx context.Context) (func(), error) {
 	select {

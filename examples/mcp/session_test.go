@@ -19,7 +19,7 @@ func TestSessionOverStdio(t *testing.T) {
 	c := engine(t)
 	// --pool 0: the containers counted below are the sessions' own; the
 	// pool's are TestPoolServesSessions'.
-	s := startStdio(t, baseArgs(c, "--artifact-limit", "4KiB", "--max-sessions", "2", "--pool", "0"), nil)
+	s := startStdio(t, baseArgs(c, "--artifact_limit", "4KiB", "--max_sessions", "2", "--pool", "0"), nil)
 	cs := s.cs
 
 	info, _ := callOK[sessionInfoOut](t, cs, "session_create", map[string]any{})
@@ -123,7 +123,7 @@ func TestSessionExpires(t *testing.T) {
 func TestBackgroundJobs(t *testing.T) {
 	c := engine(t)
 	var progress atomic.Int32
-	s := startStdio(t, baseArgs(c, "--progress-interval", "200ms"), &mcp.ClientOptions{
+	s := startStdio(t, baseArgs(c, "--progress_interval", "200ms"), &mcp.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
 	})
 	cs := s.cs
@@ -212,7 +212,7 @@ func TestBackgroundJobs(t *testing.T) {
 
 func TestEgressAllowlist(t *testing.T) {
 	c := engine(t)
-	s := startStdio(t, baseArgs(c, "--egress-allow", "example.com"), nil)
+	s := startStdio(t, baseArgs(c, "--egress_allow", "example.com"), nil)
 	assert.Contains(t, callErr(t, s.cs, "session_create", map[string]any{"egress": []string{"evil.example.net"}}), "not allowed on this server")
 	info, _ := callOK[sessionInfoOut](t, s.cs, "session_create", map[string]any{"egress": []string{"example.com"}})
 	assert.Equal(t, []string{"example.com"}, info.Egress)

@@ -143,7 +143,7 @@ func (s *server) gone(id string, err error) error {
 type sessionCreateIn struct {
 	Image        string   `json:"image,omitempty" jsonschema:"the image to run, one of those the server allows; default: the server's first"`
 	Requirements []string `json:"requirements,omitempty" jsonschema:"pip requirement specifiers to install into the session's environment (only if the server has a package source)"`
-	Egress       []string `json:"egress,omitempty" jsonschema:"hosts the session's programs may reach through a proxy, each one the server allows (its --egress-allow list); default: no network at all"`
+	Egress       []string `json:"egress,omitempty" jsonschema:"hosts the session's programs may reach through a proxy, each one the server allows (its --egress_allow list); default: no network at all"`
 }
 
 type sessionInfoOut struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/repo"
 )
 
@@ -118,12 +120,14 @@ type evaluateIn struct {
 type evaluateOut struct {
 	InstanceID   string         `json:"instance_id"`
 	Dataset      string         `json:"dataset"`
-	Status       string         `json:"status" jsonschema:"resolved (every FAIL_TO_PASS and PASS_TO_PASS test passes), unresolved, error (the patch did not apply, or the tests could not run: see error), empty_patch"`
+	Status       string         `json:"status" jsonschema:"resolved (every FAIL_TO_PASS and PASS_TO_PASS test passes), unresolved, error (the patch did not apply, or the tests could not run: see outcome and error), empty_patch"`
+	Outcome      string         `json:"outcome" jsonschema:"what became of the evaluation: resolved, unresolved, patch_failed (see patch_output), timed_out, out_of_memory, empty_patch, or a reason of the machine (image_missing, engine_lost, cancelled, error)"`
 	Resolved     bool           `json:"resolved"`
 	FailToPass   fraction       `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass"`
 	PassToPass   fraction       `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
 	Error        string         `json:"error,omitempty"`
 	PatchCommand string         `json:"patch_command,omitempty" jsonschema:"the command that applied the patch"`
+	PatchOutput  string         `json:"patch_output,omitempty" jsonschema:"when the patch does not apply: each patch command tried, its exit status and what it printed"`
 	Report       map[string]any `json:"report,omitempty" jsonschema:"the official report.json, per-test results under tests_status"`
 	LogTail      string         `json:"log_tail,omitempty" jsonschema:"the end of the test output"`
 	DurationMS   int64          `json:"duration_ms"`
@@ -181,7 +185,7 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		return evaluateOut{}, fmt.Errorf("evaluate: %d instance results for one instance", len(res.Instances))
 	}
 	ir := res.Instances[0]
-	out.Status, out.Resolved = string(ir.Status), ir.Status == swebench.StatusResolved
+	out.Status, out.Outcome, out.Resolved = string(ir.Status), string(ir.Outcome), ir.Status == swebench.StatusResolved
 	out.FailToPass = fraction{ir.FailToPass.Passed, ir.FailToPass.Total}
 	out.PassToPass = fraction{ir.PassToPass.Passed, ir.PassToPass.Total}
 	out.Error, out.PatchCommand, out.DurationMS = ir.Error, ir.PatchCommand, ir.Duration.Milliseconds()
@@ -194,8 +198,31 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil {
 			out.LogTail = tail(string(b), logTailBytes)
 		}
+		// The run's logs go with its temporary directory, so what the
+		// patch commands said is carried in the result.
+		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "run_instance.log")); err == nil && ir.Outcome == swebench.OutcomePatchFailed {
+			out.PatchOutput = tail(patchOutput(string(b)), logTailBytes)
+			out.Error = "the patch does not apply: patch_output has each command's output"
+		}
 	}
 	return out, nil
+}
+
+// logLineStart matches the timestamp that begins each entry of
+// run_instance.log.
+var logLineStart = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - `)
+
+// patchOutput is the entry of run_instance.log that follows the official
+// "Patch Apply Failed" marker: each command tried and what it printed.
+func patchOutput(log string) string {
+	_, after, ok := strings.Cut(log, harness.PatchApplyFailMarker+":\n")
+	if !ok {
+		return ""
+	}
+	if loc := logLineStart.FindStringIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
+	return strings.TrimRight(after, "\n") + "\n"
 }
 
 // progressLine describes an instance's start or end in one line, e.g.
@@ -203,10 +230,14 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 func progressLine(ev swebench.Event) string {
 	line := string(ev.Kind) + " " + ev.InstanceID
 	if r := ev.Result; r != nil {
-		line += ": " + string(r.Status)
-		if r.Error != "" {
+		switch {
+		case r.Outcome != "" && r.Outcome != swebench.OutcomeError:
+			line += ": " + string(r.Outcome) // says it all: patch_failed, timed_out, cancelled...
+		case r.Error != "":
 			msg, _, _ := strings.Cut(r.Error, "\n")
-			line += " (" + msg + ")"
+			line += ": " + string(r.Status) + " (" + msg + ")"
+		default:
+			line += ": " + string(r.Status)
 		}
 	}
 	return fmt.Sprintf("%s (%d/%d)", line, ev.Done, ev.Total)

@@ -26,7 +26,7 @@ func TestSWEBench(t *testing.T) {
 		rows[r.ID] = r
 	}
 	s := startHTTP(t, baseArgs(c, "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
-		"--repos", demo.Repos, "--eval-timeout", "20s", "--progress-interval", "200ms"))
+		"--repos", demo.Repos, "--eval_timeout", "20s", "--progress_interval", "200ms"))
 	var progress atomic.Int32
 	cs, err := connectHTTP(t, s, testToken, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
@@ -61,6 +61,17 @@ func TestSWEBench(t *testing.T) {
 				assert.Contains(t, out.LogTail, ">>>>> End Test Output")
 			} else {
 				assert.NotEmpty(t, out.Error)
+			}
+			if id == "swebox__demo-4" {
+				// The patch does not apply: the agent, which cannot read
+				// run_instance.log, gets each attempt's output.
+				assert.Equal(t, string(swebench.OutcomePatchFailed), out.Outcome)
+				assert.Contains(t, out.Error, "patch_output")
+				assert.Contains(t, out.PatchOutput, "$ git apply --verbose ")
+				assert.Contains(t, out.PatchOutput, "$ patch --batch --forward --fuzz=5 -p1 -i ")
+				assert.Regexp(t, `\(exit [1-9]\d*\)\n\S`, out.PatchOutput, "each command's exit status and what it printed")
+				assert.NotRegexp(t, `(?m)^\d{4}-\d\d-\d\d `, out.PatchOutput, "no other entry of run_instance.log")
+				t.Logf("patch_output:\n%s", out.PatchOutput)
 			}
 			if out.Resolved {
 				resolvedLog = out.LogTail
@@ -114,7 +125,10 @@ func TestProgressLine(t *testing.T) {
 		{name: "finished", ev: swebench.Event{Kind: swebench.EventFinished, InstanceID: "a__b-1", Done: 1, Total: 1,
 			Result: &swebench.InstanceResult{Status: swebench.StatusResolved}}, want: "finished a__b-1: resolved (1/1)"},
 		{name: "error, first line", ev: swebench.Event{Kind: swebench.EventFinished, InstanceID: "a__b-1", Done: 1, Total: 1,
-			Result: &swebench.InstanceResult{Status: swebench.StatusError, Error: "patch does not apply\ndetails"}}, want: "finished a__b-1: error (patch does not apply) (1/1)"},
+			Result: &swebench.InstanceResult{Status: swebench.StatusError, Error: "spec: no test command\ndetails"}}, want: "finished a__b-1: error (spec: no test command) (1/1)"},
+		{name: "typed outcome", ev: swebench.Event{Kind: swebench.EventFinished, InstanceID: "a__b-1", Done: 1, Total: 1,
+			Result: &swebench.InstanceResult{Status: swebench.StatusError, Outcome: swebench.OutcomePatchFailed, Error: "patch apply failed: see run_instance.log"}},
+			want: "finished a__b-1: patch_failed (1/1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, progressLine(tc.ev))

@@ -114,6 +114,14 @@ func decodePrediction(rec record) (Prediction, *fieldError) {
 		return p, &fieldError{"model_name_or_path", err}
 	}
 	p.ModelNameOrPath = model
+	if esc, off, ok := loneSurrogate(fields["model_patch"]); ok {
+		// Python's json.loads keeps the lone surrogate, and the official
+		// harness then fails writing patch.diff (UnicodeEncodeError:
+		// surrogates not allowed). Refused here rather than replaced by
+		// U+FFFD, which would evaluate another patch than the one given.
+		return p, &fieldError{"model_patch", kindf(ErrInvalidUTF8,
+			"lone surrogate escape %s at byte %d of the value encodes no character, so the patch cannot be written as UTF-8 (the official harness fails the instance with UnicodeEncodeError)", esc, off)}
+	}
 	patch, set, err := decodeString(fields["model_patch"], fields["model_patch"] != nil)
 	if err != nil {
 		return p, &fieldError{"model_patch", err}

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"encoding/json"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +106,19 @@ func TestLoadPredictionsErrors(t *testing.T) {
 		{name: "truncated", file: "p.jsonl", content: jsonLine(t, pred("a", "m", "x")) + "\n" + `{"instance_id": "b", "model_`, is: ErrSyntax, line: 2},
 		{name: "invalid UTF-8 in patch", file: "p.jsonl", content: `{"instance_id": "a", "model_name_or_path": "m", "model_patch": "caf` + "\xe9" + `"}`,
 			is: ErrInvalidUTF8, field: "model_patch", line: 1},
+		// Python's json.loads keeps a lone surrogate; the official harness
+		// then fails writing patch.diff (UnicodeEncodeError), so the file
+		// is refused rather than the patch silently changed.
+		{name: "lone low surrogate in patch", file: "p.jsonl", content: jsonLine(t, pred("a", "m", "x")) + "\n" + `{"instance_id": "b", "model_name_or_path": "m", "model_patch": "caf\udce9"}`,
+			is: ErrInvalidUTF8, field: "model_patch", line: 2,
+			msg: `FILE:2: field "model_patch": lone surrogate escape \udce9 at byte 4 of the value encodes no character, so the patch cannot be written as UTF-8 (the official harness fails the instance with UnicodeEncodeError)`},
+		{name: "lone high surrogate in patch", file: "p.json", content: `[{"instance_id": "b", "model_name_or_path": "m", "model_patch": "\\\ud83d\n"}]`,
+			is: ErrInvalidUTF8, field: "model_patch", line: 1},
+		{name: "reversed pair in patch", file: "p.jsonl", content: `{"instance_id": "b", "model_name_or_path": "m", "model_patch": "\ude00\ud83d"}`,
+			is: ErrInvalidUTF8, field: "model_patch", line: 1},
+		{name: "JSON list in a .jsonl file", file: "p.jsonl", content: "[" + jsonLine(t, pred("a", "m", "x")) + "]\n", is: ErrWrongType, line: 1,
+			msg: "FILE:1: a JSON list in a .jsonl file: JSON Lines hold one object per line; rename the file to .json, or write one object per line"},
+		{name: "JSON list over lines in a .jsonl file", file: "p.jsonl", content: "[\n" + jsonLine(t, pred("a", "m", "x")) + "\n]\n", is: ErrWrongType, line: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +137,25 @@ func TestLoadPredictionsErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A missing predictions file is reported as predictions, not as a dataset.
+func TestLoadPredictionsMissingFile(t *testing.T) {
+	for _, name := range []string{"p.jsonl", "p.json"} {
+		path := filepath.Join(t.TempDir(), name)
+		_, err := LoadPredictions(path)
+		require.ErrorIs(t, err, fs.ErrNotExist)
+		assert.Contains(t, err.Error(), "predictions: open "+path)
+		assert.NotContains(t, err.Error(), "dataset")
+	}
+}
+
+// A surrogate pair is one character, kept.
+func TestLoadPredictionsSurrogatePair(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "p.jsonl", `{"instance_id": "a", "model_name_or_path": "m", "model_patch": "\\udce9 \ud83d\ude00"}`)
+	preds, err := LoadPredictions(path)
+	require.NoError(t, err)
+	assert.Equal(t, `\udce9 😀`, *preds[0].ModelPatch, "an escaped backslash before u is no escape")
 }
 
 func TestPredictionRoundTrip(t *testing.T) {

@@ -30,11 +30,15 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // fn may return an error; readRecords collects errors into errs and stops
 // once errs is full or the file cannot be read further.
 func readRecords(path string, keyed bool, errs *errorList, fn func(record) error) {
+	what := "dataset"
+	if keyed {
+		what = "predictions"
+	}
 	switch {
 	case strings.HasSuffix(path, ".jsonl"):
-		readJSONL(path, errs, fn)
+		readJSONL(path, what, errs, fn)
 	case strings.HasSuffix(path, ".json"):
-		readJSON(path, keyed, errs, fn)
+		readJSON(path, what, keyed, errs, fn)
 	case !keyed && strings.HasSuffix(path, ".parquet"):
 		readParquetFile(path, errs, fn)
 	default:
@@ -42,10 +46,12 @@ func readRecords(path string, keyed bool, errs *errorList, fn func(record) error
 	}
 }
 
-func readJSONL(path string, errs *errorList, fn func(record) error) {
+// readJSONL reads one record per line; what ("dataset" or "predictions")
+// names the file in errors that are about the whole file.
+func readJSONL(path, what string, errs *errorList, fn func(record) error) {
 	f, err := os.Open(path)
 	if err != nil {
-		errs.add(fmt.Errorf("open dataset: %w", err))
+		errs.add(fmt.Errorf("open %s: %w", what, err))
 		return
 	}
 	defer f.Close()
@@ -57,6 +63,11 @@ func readJSONL(path string, errs *errorList, fn func(record) error) {
 				b = bytes.TrimPrefix(b, utf8BOM)
 			}
 			b = bytes.TrimRight(b, "\r\n")
+			if t := bytes.TrimLeft(b, " \t"); line == 1 && len(t) > 0 && t[0] == '[' {
+				errs.add(&InputError{File: path, Line: 1, Err: kindf(ErrWrongType,
+					"a JSON list in a .jsonl file: JSON Lines hold one object per line; rename the file to .json, or write one object per line")})
+				return
+			}
 			// The record decoders validate the line (objectFields) and
 			// report syntax errors, so it is scanned once here.
 			if len(bytes.TrimSpace(b)) > 0 {
@@ -132,16 +143,20 @@ func syntaxErrAt(path string, data []byte, start int) error {
 	return &InputError{File: path, Line: lc.at(off), Err: kindf(ErrSyntax, "%v", se)}
 }
 
-func readJSON(path string, keyed bool, errs *errorList, fn func(record) error) {
+func readJSON(path, what string, keyed bool, errs *errorList, fn func(record) error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		errs.add(fmt.Errorf("read dataset: %w", err))
+		errs.add(fmt.Errorf("read %s: %w", what, err))
 		return
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
-		errs.add(&InputError{File: path, Err: kindf(ErrSyntax, "empty file")})
+		msg := "empty file"
+		if keyed {
+			msg = "empty file: it holds no predictions, so nothing would run"
+		}
+		errs.add(&InputError{File: path, Err: kindf(ErrSyntax, "%s", msg)})
 		return
 	}
 	lc := lineCounter{data: data}

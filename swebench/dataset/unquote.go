@@ -126,3 +126,31 @@ func hex4(b []byte) (rune, int) {
 	}
 	return r, 4
 }
+
+// loneSurrogate finds the first \uXXXX escape of the JSON string literal
+// raw that is half of a UTF-16 surrogate pair without its other half, and
+// returns it and its byte offset in raw.
+func loneSurrogate(raw []byte) (esc string, off int, ok bool) {
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // an escaped character, maybe a backslash
+			continue
+		}
+		r, n := hex4(raw[i+2:])
+		if n < 0 || !utf16.IsSurrogate(r) {
+			i += 5
+			continue
+		}
+		if r < 0xDC00 && i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+			if r2, n2 := hex4(raw[i+8:]); n2 >= 0 && r2 >= 0xDC00 && r2 <= 0xDFFF {
+				i += 11 // a high surrogate followed by a low one: a pair
+				continue
+			}
+		}
+		return string(raw[i : i+6]), i, true
+	}
+	return "", 0, false
+}

@@ -63,6 +63,10 @@ const (
 	ParserCarbon          = "carbon"
 	ParserLighthouseMocha = "lighthouse_mocha"
 	ParserQuartoCli       = "quarto_cli"
+	// ParserPlotlyJS is parse_plotly_js, the one official parser without
+	// the parse_log_ prefix. 5.0.2 maps plotly/plotly.js to it in
+	// MAP_REPO_TO_PARSER_JS but leaves it out of PARSER_REGISTRY.
+	ParserPlotlyJS = "plotly_js"
 	// The official parsers that only choose another (see [ChosenParser]).
 	ParserImmutableJS = "immutable_js"
 	ParserJekyll      = "jekyll"

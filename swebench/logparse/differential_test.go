@@ -50,6 +50,7 @@ var fragments = []string{
 	"test result:", "/tmp/ab.qmd", "/tmp/cd/", "ERRORS", "failures:", "passed failed steps",
 	"./node_modules/.bin/mocha tests/run.js --reporter json", "./node_modules/.bin/mocha --reporter json",
 	"{\"passes\": [], \"failures\": [{\"fullTitle\": \"f\"}]}", "\"passes\": [", "\"failures\": [", "],",
+	" - ", " :", "   * ", " : ok", " : FAILED", "\x1b[32mok\x1b[39m", "  - Plotly.react :", "     * works : ok", "Suites and tests results:\n\n",
 	"    ✓ t (1ms)", "    2) t", "test a::b ... ok", "test a::c ... FAILED", "ok 1 t", "not ok 2 u",
 	"<doctest binary=\"t\"><TestCase name=\"c\"><SubCase name=\"s\"><Expression success=\"true\"/></SubCase></TestCase></doctest>",
 }

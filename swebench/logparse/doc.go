@@ -25,7 +25,8 @@
 // Every official parser is here: the Python ones, and those of Go, Rust,
 // Java, JavaScript (including the Multimodal ones 5.0.2 added: highlightjs,
 // prismjs, eslint, bpmn_js, openlayers, emotion, grommet, next, cypress,
-// carbon, lighthouse, quarto_cli), C/C++ (redis, jq, doctest,
+// carbon, lighthouse, quarto_cli, and plotly_js, whose official name
+// parse_plotly_js lacks the parse_log_ prefix), C/C++ (redis, jq, doctest,
 // micropython_test, googletest), PHP (phpunit) and Ruby (minitest,
 // cucumber, ruby_unit, rspec_transformed_json).
 //

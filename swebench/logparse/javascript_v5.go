@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swebox/swebox/swebench/harness"
 )
@@ -497,4 +498,53 @@ func parseQuartoCli(log string, _ harness.Rules) (StatusMap, error) {
 		}
 	}
 	return m, nil
+}
+
+var (
+	plotlySuite = regexp.MustCompile(`^(` + reSpace + `+)-` + reSpace + `+(.*?)` + reSpace + `+:`)
+	plotlyTest  = regexp.MustCompile(`^(` + reSpace + `+)\*` + reSpace + `+(.*?)` + reSpace + `+:` + reSpace + `*(.*)`)
+)
+
+// parsePlotlyJS is parse_plotly_js, for karma-verbose-reporter's "Suites
+// and tests results" (" - suite :", "   * test : ok"): a test is its
+// suites and its name joined by ".", PASSED when its status holds "ok"
+// and not "failed" (any letter case), else FAILED. Indentation is counted
+// in characters, as Python's len does. Upstream pops every open suite
+// when a line is indented no deeper than the last suite opened (the depth
+// it compares with is not popped along), and so does this.
+func parsePlotlyJS(log string, _ harness.Rules) (StatusMap, error) {
+	m := StatusMap{}
+	var suites []string
+	depth := 0
+	pop := func(indent int) {
+		for len(suites) > 0 && indent <= depth {
+			suites = suites[:len(suites)-1]
+		}
+	}
+	for _, line := range lines(log) {
+		if g := plotlySuite.FindStringSubmatch(line); g != nil {
+			indent := utf8.RuneCountInString(g[1])
+			pop(indent)
+			suites = append(suites, g[2])
+			depth = indent
+			continue
+		}
+		if g := plotlyTest.FindStringSubmatch(line); g != nil {
+			pop(utf8.RuneCountInString(g[1]))
+			name := strings.Join(append(append([]string{}, suites...), g[2]), ".")
+			status := pyLower(g[3])
+			if !strings.Contains(status, "ok") || strings.Contains(status, "failed") {
+				m[name] = FAILED
+			} else {
+				m[name] = PASSED
+			}
+		}
+	}
+	return m, nil
+}
+
+// pyLower is Python's str.lower: Go's strings.ToLower maps U+0130 (İ) to
+// "i", Python to "i" and a combining dot above.
+func pyLower(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
 }

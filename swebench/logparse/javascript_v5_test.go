@@ -142,6 +142,19 @@ func TestJavaScriptV5Runners(t *testing.T) {
 			"[smoke] > quarto render docs/steps.qmd --to html": logparse.PASSED,
 			"[unit] > yaml-intelligence /tmp/1":                logparse.FAILED,
 		}, absent: []string{"[smoke] > after errors"}},
+		// karma-verbose-reporter's "Suites and tests results" for plotly.js
+		// (hand-written in its format, statuses coloured as it prints
+		// them). Upstream's rules: "skipped" holds no "ok", so FAILED; a
+		// test after a nested suite, indented like that suite, loses every
+		// suite name; the "Browser results" lines are no suites.
+		{log: "karma_verbose_plotly", parser: "plotly_js", count: 6, want: logparse.StatusMap{
+			"Test scatter.should draw lines":                  logparse.PASSED,
+			"Test scatter.should draw markers":                logparse.FAILED,
+			"Test scatter.hover.should show the label":        logparse.PASSED,
+			"Test scatter.hover.should skip gaps":             logparse.FAILED,
+			"should restyle":                                  logparse.PASSED,
+			"Plotly.react.should not redraw unchanged traces": logparse.PASSED,
+		}},
 	} {
 		t.Run(tc.log+"/"+tc.parser, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join("testdata", "js", tc.log+".log"))

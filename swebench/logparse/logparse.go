@@ -85,6 +85,7 @@ var registry = map[string]Parser{
 	harness.ParserCarbon:          parseCarbon,
 	harness.ParserLighthouseMocha: parseLighthouseMocha,
 	harness.ParserQuartoCli:       parseQuartoCli,
+	harness.ParserPlotlyJS:        parsePlotlyJS,
 	// C and C++
 	harness.ParserRedis:       parseRedis,
 	harness.ParserJq:          parseJq,
@@ -129,6 +130,9 @@ func Lookup(name string) (Parser, bool) { return Bind(name, Target{}) }
 // and "astropy" are "pytest_v2"), and whether there is one.
 func Canonical(name string) (string, bool) {
 	name = strings.TrimPrefix(name, "parse_log_")
+	if name == "parse_"+harness.ParserPlotlyJS {
+		name = harness.ParserPlotlyJS // the official name lacks "log_"
+	}
 	if canonical, ok := aliases[name]; ok {
 		name = canonical
 	}

@@ -277,6 +277,7 @@ func TestLookup(t *testing.T) {
 		{"canonical", "pytest_v2", "pytest_v2", true},
 		{"official function name", "parse_log_pytest_v2", "pytest_v2", true},
 		{"per-repository alias", "parse_log_astropy", "pytest_v2", true},
+		{"official name without log_", "parse_plotly_js", "plotly_js", true},
 		{"short alias", "requests", "pytest_options", true},
 		{"unknown", "parse_log_nothing", "", false},
 	} {

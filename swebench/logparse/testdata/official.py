@@ -767,6 +767,34 @@ def quarto_cli(log, v5):
     return m
 
 
+def plotly_js(log, v5):
+    suite_pattern = re.compile(r"(\s+)-\s+(.*?)\s+:")
+    test_pattern = re.compile(r"(\s+)\*\s+(.*?)\s+:\s*(.*)")
+    suite_stack = ([], 0)
+    m = {}
+    for line in log.split("\n"):
+        suite_match = suite_pattern.match(line)
+        if suite_match:
+            spaces, suite_name = suite_match.groups()
+            spaces = len(spaces)
+            while suite_stack[0] and spaces <= suite_stack[1]:
+                suite_stack[0].pop()
+            suite_stack = (suite_stack[0] + [suite_name], spaces)
+        else:
+            test_match = test_pattern.match(line)
+            if test_match:
+                spaces, test_name, status = test_match.groups()
+                spaces = len(spaces)
+                while suite_stack[0] and spaces <= suite_stack[1]:
+                    suite_stack[0].pop()
+                full_test_name = ".".join(suite_stack[0] + [test_name])
+                if "ok" not in status.lower() or "failed" in status.lower():
+                    m[full_test_name] = "FAILED"
+                else:
+                    m[full_test_name] = "PASSED"
+    return m
+
+
 def dispatch(spec, v5, log):
     """The dispatching parsers, given a test_spec dict."""
     name = spec["parser"]

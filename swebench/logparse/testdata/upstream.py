@@ -45,6 +45,7 @@ for case in json.load(sys.stdin):
     fn = None
     for module in modules:
         fn = fn or getattr(module, "parse_log_" + case["parser"], None)
+        fn = fn or getattr(module, "parse_" + case["parser"], None)  # parse_plotly_js
     if fn is None:
         out.append({"missing": True})
         continue
