@@ -67,6 +67,7 @@ func (d *dockerBackend) buildImage(ctx context.Context, req BuildRequest, labels
 	resp, err := d.api.ImageBuild(ctx, req.Context, build.ImageBuildOptions{
 		Tags: req.Tags, Dockerfile: req.Dockerfile, BuildArgs: req.BuildArgs,
 		Labels: labels, Remove: true, ForceRemove: true, NetworkMode: req.NetworkMode,
+		Platform: req.Platform, NoCache: req.NoCache,
 	})
 	if err != nil {
 		return "", dockerErr(err)

@@ -93,6 +93,10 @@ type BuildRequest struct {
 	Labels     map[string]string
 	// NetworkMode of RUN steps, e.g. "none". Default: the engine's.
 	NetworkMode string
+	// Platform to build for, e.g. "linux/amd64". Default: the engine's.
+	Platform string
+	// NoCache builds every step afresh. Default false.
+	NoCache bool
 	// Log receives the build output. Optional.
 	Log io.Writer
 }
