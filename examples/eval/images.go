@@ -24,6 +24,7 @@ type imagesOptions struct {
 	envTag, instanceTag string
 	arch                string
 	dir                 string
+	push                string
 }
 
 // runImages builds the images of instances as the official harness builds
@@ -56,6 +57,7 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 builds on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
 	fs.StringVar(&o.dir, "dir", o.dir, "directory that receives logs/build_images/")
+	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under the published name <ns>/sweb.eval.x86_64.<id with __ -> _1776_>:<tag>, which `eval --namespace <ns>` pulls")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n\n"+
 			"Builds the base, env and instance images of the instances as SWE-bench v4.1.0 builds them with\n"+
@@ -71,6 +73,8 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return flagFailure("images build", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
 	case o.datasetName == "":
 		return flagFailure("images build", errors.New("--dataset_name is required"), fs, stdout, stderr)
+	case o.push != "" && o.dryRun:
+		return flagFailure("images build", errors.New("--push and --dry_run exclude each other: a dry run builds nothing to push"), fs, stdout, stderr)
 	}
 	if err := buildImages(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "eval images build: %v\n", err)
@@ -124,7 +128,7 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 	}
 	defer c.Close()
 	res, err := imagebuild.Build(ctx, c, imagebuild.BuildRequest{
-		Specs: specs, Dir: o.dir, ForceRebuild: o.forceRebuild, MaxWorkers: o.maxWorkers,
+		Specs: specs, Dir: o.dir, ForceRebuild: o.forceRebuild, MaxWorkers: o.maxWorkers, Push: o.push,
 		Progress: func(e imagebuild.Event) { fmt.Fprintln(stderr, progressLine(e)) },
 	})
 	if err != nil {
@@ -135,14 +139,18 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 		r := res.Instances[s.InstanceID]
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(stdout, "%s\timage_build_failed\t%v\n", s.InstanceID, r.Err)
+			outcome := "image_build_failed"
+			if errors.Is(r.Err, imagebuild.ErrPushFailed) {
+				outcome = "image_push_failed"
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%v\n", s.InstanceID, outcome, r.Err)
 			continue
 		}
 		fmt.Fprintf(stdout, "%s\t%s\n", s.InstanceID, r.Image)
 	}
 	var errs []error
 	if failed > 0 {
-		errs = append(errs, fmt.Errorf("%d of %d instances: %w", failed, len(specs), imagebuild.ErrImageBuildFailed))
+		errs = append(errs, fmt.Errorf("%d of %d instances have no image (see above)", failed, len(specs)))
 	}
 	return errors.Join(append(errs, unplannedErr(unplanned))...)
 }
@@ -153,9 +161,14 @@ func progressLine(e imagebuild.Event) string {
 	case imagebuild.Built:
 		return fmt.Sprintf("%-9s %s: built in %s (log %s)", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond), e.Log)
 	case imagebuild.Failed:
+		if e.Kind == imagebuild.KindPush {
+			return fmt.Sprintf("%-9s %s: FAILED: %v", e.Kind, e.Image, e.Err)
+		}
 		return fmt.Sprintf("%-9s %s: FAILED after %s (log %s)", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond), e.Log)
 	case imagebuild.Skipped:
 		return fmt.Sprintf("%-9s %s: skipped: %v", e.Kind, e.Image, e.Err)
+	case imagebuild.Pushed:
+		return fmt.Sprintf("%-9s %s: pushed in %s", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond))
 	}
 	return fmt.Sprintf("%-9s %s: exists", e.Kind, e.Image)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // Engine is what building needs of a container engine; *sandbox.Client
@@ -30,6 +31,9 @@ const (
 	KindBase     = "base"
 	KindEnv      = "env"
 	KindInstance = "instances"
+	// KindPush is the push of an instance image (Event.Image is the
+	// name pushed).
+	KindPush = "push"
 )
 
 // ErrImageBuildFailed: an image of the instance could not be built.
@@ -58,11 +62,12 @@ const (
 	Failed Outcome = "failed"
 	// Skipped: a tier below it failed, so it was not attempted.
 	Skipped Outcome = "skipped"
+	Pushed  Outcome = "pushed"
 )
 
 // Event reports one image, once, when its outcome is known.
 type Event struct {
-	Kind     string // KindBase, KindEnv or KindInstance
+	Kind     string // KindBase, KindEnv, KindInstance or KindPush
 	Image    string
 	Outcome  Outcome
 	Duration time.Duration
@@ -86,7 +91,33 @@ type BuildRequest struct {
 	NoCache bool
 	// Progress receives an Event per image. Optional.
 	Progress func(Event)
+	// Push, when set, is a registry namespace ("127.0.0.1:5000/swebench")
+	// that every instance image built or found is pushed to, under the
+	// published name (harness.InstanceImage: <namespace>/sweb.eval.x86_64.
+	// <id with __ → _1776_>:<tag>), so that `eval --namespace` on another
+	// machine, or a cluster's nodes, pull it. The Engine must also be a
+	// Pusher. Default "": nothing is pushed.
+	Push string
 }
+
+// Pusher is what pushing needs of a container engine; *sandbox.Client has
+// it.
+type Pusher interface {
+	PushImage(ctx context.Context, req sandbox.PushRequest) error
+}
+
+// ErrPushFailed: an instance image was built but could not be pushed.
+var ErrPushFailed = errors.New("image push failed")
+
+// PushError is a failed push.
+type PushError struct {
+	Image, Ref string
+	Err        error
+}
+
+func (e *PushError) Error() string { return fmt.Sprintf("push %s as %s: %v", e.Image, e.Ref, e.Err) }
+
+func (e *PushError) Unwrap() []error { return []error{ErrPushFailed, e.Err} }
 
 // BuildResult holds, per instance id, the instance image or the error that
 // stopped it (a *BuildError, errors.Is ErrImageBuildFailed), and every
@@ -132,6 +163,11 @@ func Build(ctx context.Context, eng Engine, req BuildRequest) (BuildResult, erro
 	}
 	if err := b.tierInParallel(ctx, KindInstance, func(s Spec) (Tier, string) { return s.Instance, s.Env.Name }); err != nil {
 		return b.res, err
+	}
+	if req.Push != "" {
+		if err := b.push(ctx); err != nil {
+			return b.res, err
+		}
 	}
 	for _, s := range req.Specs {
 		if err := b.failed[s.Instance.Name]; err != nil {
@@ -190,6 +226,35 @@ func (b *builder) tierInParallel(ctx context.Context, kind string, pick func(Spe
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// push pushes each usable instance image; a failed push fails its
+// instance.
+func (b *builder) push(ctx context.Context) error {
+	p, ok := b.eng.(Pusher)
+	if !ok {
+		return errors.New("push: the engine cannot push images")
+	}
+	for _, s := range b.req.Specs {
+		if b.failure(s.Instance.Name) != nil {
+			continue
+		}
+		_, tag, _ := strings.Cut(s.Instance.Name, ":")
+		ref := harness.InstanceImage(s.InstanceID, b.req.Push, tag)
+		start := time.Now()
+		err := p.PushImage(ctx, sandbox.PushRequest{Image: s.Instance.Name, Ref: ref})
+		ev := Event{Kind: KindPush, Image: ref, Outcome: Pushed, Duration: time.Since(start)}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			pe := &PushError{Image: s.Instance.Name, Ref: ref, Err: err}
+			b.fail(s.Instance.Name, pe)
+			ev.Outcome, ev.Err = Failed, pe
+		}
+		b.report(ev)
+	}
+	return nil
 }
 
 func (b *builder) failure(image string) error {
