@@ -53,6 +53,8 @@ type dockerAPI interface {
 	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 	ImageImport(ctx context.Context, source image.ImportSource, ref string, options image.ImportOptions) (io.ReadCloser, error)
 	ImageRemove(ctx context.Context, imageID string, options image.RemoveOptions) ([]image.DeleteResponse, error)
+	ImageTag(ctx context.Context, source, target string) error
+	ImagePush(ctx context.Context, ref string, options image.PushOptions) (io.ReadCloser, error)
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)

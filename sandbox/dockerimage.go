@@ -67,6 +67,7 @@ func (d *dockerBackend) buildImage(ctx context.Context, req BuildRequest, labels
 	resp, err := d.api.ImageBuild(ctx, req.Context, build.ImageBuildOptions{
 		Tags: req.Tags, Dockerfile: req.Dockerfile, BuildArgs: req.BuildArgs,
 		Labels: labels, Remove: true, ForceRemove: true, NetworkMode: req.NetworkMode,
+		Platform: req.Platform, NoCache: req.NoCache,
 	})
 	if err != nil {
 		return "", dockerErr(err)
@@ -98,6 +99,27 @@ func (d *dockerBackend) importImage(ctx context.Context, req ImportRequest, labe
 	}
 	defer rc.Close()
 	return readJSONMessages(rc, nil)
+}
+
+// noAuth is the X-Registry-Auth header of a registry that needs no
+// credentials: an empty JSON object (engines before 23.0 refuse an empty
+// header).
+const noAuth = "e30="
+
+func (d *dockerBackend) pushImage(ctx context.Context, source, target string, log io.Writer) error {
+	if err := d.api.ImageTag(ctx, source, target); err != nil {
+		return dockerErr(err)
+	}
+	rc, err := d.api.ImagePush(ctx, target, image.PushOptions{RegistryAuth: noAuth})
+	if err != nil {
+		return dockerErr(err)
+	}
+	defer rc.Close()
+	return readJSONMessages(rc, func(m jsonMessage) {
+		if log != nil && m.Status != "" {
+			_, _ = io.WriteString(log, m.Status+"\n")
+		}
+	})
 }
 
 func (d *dockerBackend) removeImage(ctx context.Context, ref string) error {

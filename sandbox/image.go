@@ -93,6 +93,10 @@ type BuildRequest struct {
 	Labels     map[string]string
 	// NetworkMode of RUN steps, e.g. "none". Default: the engine's.
 	NetworkMode string
+	// Platform to build for, e.g. "linux/amd64". Default: the engine's.
+	Platform string
+	// NoCache builds every step afresh. Default false.
+	NoCache bool
 	// Log receives the build output. Optional.
 	Log io.Writer
 }
@@ -150,6 +154,42 @@ func (c *Client) RemoveImage(ctx context.Context, ref string) error {
 	}
 	if err := ib.removeImage(ctx, ref); err != nil && !errors.Is(err, errNotFound) {
 		return c.engineErr("remove image", err)
+	}
+	return nil
+}
+
+// PushRequest pushes a local image to a registry.
+type PushRequest struct {
+	// Image is the local image.
+	Image string
+	// Ref is the name to push it under, registry host included
+	// ("127.0.0.1:5000/ns/name:tag"); the image is tagged so first.
+	Ref string
+	// Log receives the push's status lines. Optional.
+	Log io.Writer
+}
+
+// imagePusher is implemented by backends that can push (the Docker
+// Engine's).
+type imagePusher interface {
+	pushImage(ctx context.Context, source, target string, log io.Writer) error
+}
+
+// PushImage tags the image as req.Ref and pushes it. A registry that needs
+// credentials is not supported.
+func (c *Client) PushImage(ctx context.Context, req PushRequest) error {
+	if req.Image == "" {
+		return &SpecError{Field: "Image", Reason: "required"}
+	}
+	if req.Ref == "" {
+		return &SpecError{Field: "Ref", Reason: "required"}
+	}
+	p, ok := c.b.(imagePusher)
+	if !ok {
+		return fmt.Errorf("push image: %w", ErrNotSupported)
+	}
+	if err := p.pushImage(ctx, req.Image, req.Ref, req.Log); err != nil {
+		return c.engineErr("push image", err)
 	}
 	return nil
 }

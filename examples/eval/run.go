@@ -41,6 +41,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runMerge(args[1:], stdout, stderr)
 	case "prune":
 		return runPrune(ctx, args[1:], stdout, stderr)
+	case "images":
+		return runImages(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -80,9 +80,14 @@ func TestHarnessFactsAreDefinedOnce(t *testing.T) {
 				return nil
 			}
 			fset := token.NewFileSet()
-			f, err := parser.ParseFile(fset, path, nil, 0)
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
 			if err != nil {
 				return err
+			}
+			if ast.IsGenerated(f) {
+				// Tables generated from upstream's own (package names
+				// such as "pytest" are not parser names there).
+				return nil
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {

@@ -100,9 +100,33 @@ const (
 // name), or "sweb.eval.x86_64.{id lowercased}:{tag}" for namespace "" (the
 // images the official harness builds locally).
 func InstanceImage(instanceID, namespace, tag string) string {
-	key := "sweb.eval.x86_64." + strings.ToLower(instanceID) + ":" + tag
+	key := LocalInstanceImage(instanceID, "x86_64", tag)
 	if namespace == "" {
 		return key
 	}
 	return strings.ReplaceAll(namespace+"/"+key, "__", "_1776_")
+}
+
+// Names of the images the official harness builds locally (v4.1.0 with
+// --namespace none): base, env and instance tiers. lang is upstream's
+// language extension (py, js, go, rs, java, php, rb, c), arch x86_64 or
+// arm64.
+
+// BaseImage is "sweb.base.{lang}.{arch}[.{specsHash}]:{tag}"; specsHash
+// is empty for a repository without docker specs.
+func BaseImage(lang, arch, specsHash, tag string) string {
+	if specsHash == "" {
+		return "sweb.base." + lang + "." + arch + ":" + tag
+	}
+	return "sweb.base." + lang + "." + arch + "." + specsHash + ":" + tag
+}
+
+// EnvImage is "sweb.env.{lang}.{arch}.{hash}:{tag}".
+func EnvImage(lang, arch, hash, tag string) string {
+	return "sweb.env." + lang + "." + arch + "." + hash + ":" + tag
+}
+
+// LocalInstanceImage is "sweb.eval.{arch}.{id lowercased}:{tag}".
+func LocalInstanceImage(instanceID, arch, tag string) string {
+	return "sweb.eval." + arch + "." + strings.ToLower(instanceID) + ":" + tag
 }

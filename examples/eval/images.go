@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/imagebuild"
+)
+
+// imagesOptions are the flags of `eval images build`.
+type imagesOptions struct {
+	datasetName, split  string
+	ids                 []string
+	repos               []string
+	dryRun              bool
+	maxWorkers          int
+	forceRebuild        bool
+	envTag, instanceTag string
+	arch                string
+	dir                 string
+	push                string
+}
+
+// runImages builds the images of instances as the official harness builds
+// them with --namespace none (base, env, instance), or with --dry_run
+// writes their files only.
+func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "build" {
+		fmt.Fprintln(stderr, "eval images: want 'eval images build ...'\nRun 'eval images build -h' for the flags.")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("eval images build", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := imagesOptions{split: "test", maxWorkers: 4, envTag: "latest", instanceTag: "latest", arch: imagebuild.ArchX86_64, dir: "."}
+	for _, n := range []string{"dataset_name", "d"} {
+		fs.StringVar(&o.datasetName, n, "", "dataset: a Hugging Face name or alias, a .json/.jsonl/.parquet file, or a directory")
+	}
+	for _, n := range []string{"split", "s"} {
+		fs.StringVar(&o.split, n, o.split, "split to read")
+	}
+	for _, n := range []string{"instance_ids", "i"} {
+		fs.Var((*idListValue)(&o.ids), n, "instances whose images to build, space- or comma-separated; repeatable; default all")
+	}
+	fs.Var((*stringListValue)(&o.repos), "repos", "directory of local repositories (owner/name or owner__name, bare or not) read for requirements files and environment.yml before GitHub; repeatable")
+	fs.Var((*boolValue)(&o.dryRun), "dry_run", "write the Dockerfiles and setup scripts under logs/build_images/ without building")
+	fs.IntVar(&o.maxWorkers, "max_workers", o.maxWorkers, "env and instance images built at once (<= 0: one at a time)")
+	fs.Var((*boolValue)(&o.forceRebuild), "force_rebuild", "remove and rebuild the images even if they exist")
+	fs.StringVar(&o.envTag, "env_image_tag", o.envTag, "tag of env images")
+	for _, n := range []string{"instance_image_tag", "tag"} {
+		fs.StringVar(&o.instanceTag, n, o.instanceTag, "tag of instance images")
+	}
+	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 builds on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
+	fs.StringVar(&o.dir, "dir", o.dir, "directory that receives logs/build_images/")
+	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under the published name <ns>/sweb.eval.x86_64.<id with __ -> _1776_>:<tag>, which `eval --namespace <ns>` pulls")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n\n"+
+			"Builds the base, env and instance images of the instances as SWE-bench v4.1.0 builds them with\n"+
+			"--namespace none: the same names, Dockerfiles and setup scripts, and build logs under\n"+
+			"logs/build_images/{base,env,instances}/<image with ':' -> '__'>/. With --dry_run only the files are written.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, normalizeArgs(args[1:]))
+	switch {
+	case err != nil:
+		return flagFailure("images build", err, fs, stdout, stderr)
+	case len(pos) > 0:
+		return flagFailure("images build", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
+	case o.datasetName == "":
+		return flagFailure("images build", errors.New("--dataset_name is required"), fs, stdout, stderr)
+	case o.push != "" && o.dryRun:
+		return flagFailure("images build", errors.New("--push and --dry_run exclude each other: a dry run builds nothing to push"), fs, stdout, stderr)
+	}
+	if err := buildImages(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "eval images build: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer) error {
+	rows, err := loadRows(ctx, o.datasetName, o.split, stderr)
+	if err != nil {
+		return err
+	}
+	sel, err := dataset.Select(rows, nil, o.ids)
+	if err != nil {
+		return err
+	}
+	var files imagebuild.Files = imagebuild.GitHub(nil, "")
+	if len(o.repos) > 0 {
+		files = imagebuild.FirstOf(imagebuild.LocalRepos(o.repos...), files)
+	}
+	p, err := imagebuild.New(imagebuild.WithFiles(files), imagebuild.WithArch(o.arch), imagebuild.WithTags(o.envTag, o.instanceTag))
+	if err != nil {
+		return err
+	}
+	var specs []imagebuild.Spec
+	unplanned := 0
+	for _, inst := range sel.Instances {
+		s, err := p.For(ctx, inst)
+		if err != nil {
+			unplanned++
+			fmt.Fprintf(stderr, "%s: %v\n", inst.InstanceID, err)
+			continue
+		}
+		specs = append(specs, s)
+	}
+	if o.dryRun {
+		dirs, err := imagebuild.WriteFiles(o.dir, specs)
+		for _, d := range dirs {
+			fmt.Fprintln(stdout, d)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote the files of %d images for %d instances (dry run, nothing built)\n", len(dirs), len(specs))
+		return unplannedErr(unplanned)
+	}
+	c, err := sandbox.New()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := imagebuild.Build(ctx, c, imagebuild.BuildRequest{
+		Specs: specs, Dir: o.dir, ForceRebuild: o.forceRebuild, MaxWorkers: o.maxWorkers, Push: o.push,
+		Progress: func(e imagebuild.Event) { fmt.Fprintln(stderr, progressLine(e)) },
+	})
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, s := range specs {
+		r := res.Instances[s.InstanceID]
+		if r.Err != nil {
+			failed++
+			outcome := "image_build_failed"
+			if errors.Is(r.Err, imagebuild.ErrPushFailed) {
+				outcome = "image_push_failed"
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%v\n", s.InstanceID, outcome, r.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\n", s.InstanceID, r.Image)
+	}
+	var errs []error
+	if failed > 0 {
+		errs = append(errs, fmt.Errorf("%d of %d instances have no image (see above)", failed, len(specs)))
+	}
+	return errors.Join(append(errs, unplannedErr(unplanned))...)
+}
+
+// progressLine is the one line printed per image.
+func progressLine(e imagebuild.Event) string {
+	switch e.Outcome {
+	case imagebuild.Built:
+		return fmt.Sprintf("%-9s %s: built in %s (log %s)", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond), e.Log)
+	case imagebuild.Failed:
+		if e.Kind == imagebuild.KindPush {
+			return fmt.Sprintf("%-9s %s: FAILED: %v", e.Kind, e.Image, e.Err)
+		}
+		return fmt.Sprintf("%-9s %s: FAILED after %s (log %s)", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond), e.Log)
+	case imagebuild.Skipped:
+		return fmt.Sprintf("%-9s %s: skipped: %v", e.Kind, e.Image, e.Err)
+	case imagebuild.Pushed:
+		return fmt.Sprintf("%-9s %s: pushed in %s", e.Kind, e.Image, e.Duration.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("%-9s %s: exists", e.Kind, e.Image)
+}
+
+func unplannedErr(n int) error {
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d instances have no images as upstream builds them (see above)", n)
+}

@@ -1,0 +1,1 @@
+"""Stand-in for pip (swebox tests, offline): installs nothing from an index."""
