@@ -168,7 +168,7 @@ for f in /proc/$pid/fd/*; do readlink $f; done | sed 's/:.*//' | grep -v '^/sys/
 	engine := createT(t, newClient(t, sandbox.WithExecAgent(false)), sandbox.Spec{Policy: sandbox.AllowAll()})
 	env := shT(t, engine, `env | cut -d= -f1 | grep -v '^SWEBOX_EXEC$' | sort | tr '\n' ' '`).Stdout.String()
 	assert.Equal(t, env, lines[6], "the agent's environment is the sandbox's")
-	assert.Equal(t, "/dev/null anon_inode pipe socket ", lines[7], "the agent has no file open but the CPU quota files Go's runtime watches, only its stdio, sockets and pipes")
+	assert.Equal(t, "anon_inode pipe socket ", lines[7], "the agent has no file open but the CPU quota files Go's runtime watches, only its stdio (its input is the host's lease, lease.go), sockets and pipes")
 
 	hostBin, err := os.ReadFile(agentBinaryOnHost(t, sb))
 	require.NoError(t, err)

@@ -168,3 +168,7 @@ const (
 	// more.
 	PidsAllowance = AgentTasks - 1 + ShimTasks
 )
+
+// LeaseArg, after the socket, makes the agent exit when its standard input
+// ends: the host holds that input open for as long as it owns the sandbox.
+const LeaseArg = "lease"

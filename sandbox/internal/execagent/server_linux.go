@@ -19,10 +19,6 @@ import (
 // shim (see [Shim]).
 const ShimArg = "shim"
 
-// LeaseArg, after the socket, makes the agent exit when its standard input
-// ends: the host holds that input open for as long as it owns the sandbox.
-const LeaseArg = "lease"
-
 // shim control frames, on the socket pair at the shim's fd 3.
 const (
 	frameShimCommand byte = 'c' // agent: JSON shimCommand, with its stdio as SCM_RIGHTS

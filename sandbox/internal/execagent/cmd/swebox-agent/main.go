@@ -64,14 +64,17 @@ func serve(socket string) error {
 	return s.Serve(ln)
 }
 
-// awaitLeaseEnd exits once standard input ends. The input is read through
-// the runtime's poller (non-blocking), so the wait holds no thread of its
-// own: every thread counts against the sandbox's process limit.
+// awaitLeaseEnd exits once standard input ends. The input is opened anew
+// (/proc/self/fd/0: a description of its own, since the shell that started
+// the agent reads the same pipe afterwards) and read through the runtime's
+// poller, non-blocking, so the wait holds no thread of its own: every
+// thread counts against the sandbox's process limit.
 func awaitLeaseEnd() {
-	if err := syscall.SetNonblock(0, true); err != nil {
+	fd, err := syscall.Open("/proc/self/fd/0", syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "swebox-agent: lease:", err)
 		os.Exit(1)
 	}
-	_, _ = io.Copy(io.Discard, os.NewFile(0, "lease"))
+	_, _ = io.Copy(io.Discard, os.NewFile(uintptr(fd), "lease"))
 	os.Exit(0)
 }
