@@ -3,6 +3,7 @@ package task_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,3 +65,5 @@ func newTasks(t testing.TB, d demo, c *sandbox.Client) *task.Tasks {
 	t.Cleanup(func() { require.NoError(t, tasks.Close()) })
 	return tasks
 }
+
+func stringReader(s string) *strings.Reader { return strings.NewReader(s) }
