@@ -13,72 +13,93 @@ import (
 	"github.com/swebox/swebox/swebench/task"
 )
 
+// rollouts is one way of running rollouts: a fresh environment per rollout
+// (Start ... Close) or one per instance reset between rollouts, on a client
+// with or without a warm pool.
+type rollouts struct {
+	name  string
+	reset bool
+	pool  int
+
+	tasks *task.Tasks
+	envs  map[string]*task.Env
+	// Sums over the rollouts: wall time, Start (or Reset) to the end of the
+	// first command less that command's own time, and Submit.
+	total, toFirst, submit time.Duration
+	n                      int
+}
+
+// rollout runs the scripted agent once on instance i: it applies the gold
+// patch with a command and submits; the rollout must resolve.
+func (r *rollouts) rollout(b *testing.B, d demo, i int) {
+	ctx := context.Background()
+	inst := d.rows[i%len(d.rows)]
+	t0 := time.Now()
+	env := r.envs[inst.InstanceID]
+	if env == nil || !r.reset {
+		var err error
+		env, err = r.tasks.Start(ctx, inst.InstanceID)
+		require.NoError(b, err)
+	} else {
+		res, err := env.Reset(ctx)
+		require.NoError(b, err)
+		require.False(b, res.Replaced, res.Mismatch)
+	}
+	x, err := env.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"git", "apply", "-"}, Stdin: stringReader(inst.Patch)})
+	require.NoError(b, err)
+	require.True(b, x.Success(), x.Stderr.String())
+	r.toFirst += time.Since(t0) - x.Duration
+	t1 := time.Now()
+	sub, err := env.Submit(ctx, nil)
+	r.submit += time.Since(t1)
+	require.NoError(b, err)
+	require.Equal(b, swebench.OutcomeResolved, sub.Result.Outcome, inst.InstanceID)
+	if r.reset {
+		r.envs[inst.InstanceID] = env
+	} else {
+		require.NoError(b, env.Close())
+	}
+	r.total += time.Since(t0)
+	r.n++
+}
+
 // BenchmarkRollouts runs the scripted agent (apply the gold patch with a
-// command, submit) over the demo instances in turn, one rollout per
-// iteration: with a fresh environment per rollout (Start ... Close) or one
-// environment per instance reset between rollouts, each with and without
-// a warm pool. It reports rollouts per minute and the time from Start (or
-// Reset) to the end of the first command. Every rollout must resolve.
+// command, submit) over the demo instances in turn in four ways, which
+// take turns within each iteration so that the machine's load falls on
+// each alike: fresh or reset environments, with or without a warm pool
+// (size 2). For each it reports rollouts per minute of its own wall time,
+// the milliseconds from Start (or Reset) to the first command's end less
+// the command's own time, and the milliseconds of Submit. Every rollout
+// must resolve.
 //
-//	go test ./swebench/task -run '^$' -bench Rollouts -benchtime 28x -p 1
+//	go test ./swebench/task -run '^$' -bench Rollouts -benchtime 28x
 func BenchmarkRollouts(b *testing.B) {
-	d := loadDemo(b) // in b's directories, which outlive the sub-benchmarks
-	for _, bc := range []struct {
-		name  string
-		reset bool
-		pool  int
-	}{
-		{"fresh", false, 0}, {"fresh-pool", false, 2}, {"reset", true, 0}, {"reset-pool", true, 2},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			var opts []sandbox.Option
-			if bc.pool > 0 {
-				opts = append(opts, sandbox.WithPool(sandbox.PoolOptions{Size: bc.pool}))
+	d := loadDemo(b)
+	ways := []*rollouts{{name: "fresh"}, {name: "fresh-pool", pool: 2}, {name: "reset", reset: true}, {name: "reset-pool", reset: true, pool: 2}}
+	for _, w := range ways {
+		var opts []sandbox.Option
+		if w.pool > 0 {
+			opts = append(opts, sandbox.WithPool(sandbox.PoolOptions{Size: w.pool}))
+		}
+		w.tasks = newTasks(b, d, testenv.Client(b, opts...))
+		w.envs = map[string]*task.Env{}
+		b.Cleanup(func() {
+			for _, e := range w.envs {
+				_ = e.Close()
 			}
-			c := testenv.Client(b, opts...)
-			tasks := newTasks(b, d, c)
-			ctx := context.Background()
-			envs := map[string]*task.Env{}
-			defer func() {
-				for _, e := range envs {
-					_ = e.Close()
-				}
-			}()
-			var toFirst, submitting time.Duration
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				inst := d.rows[i%len(d.rows)]
-				t0 := time.Now()
-				env := envs[inst.InstanceID]
-				switch {
-				case env == nil || !bc.reset:
-					var err error
-					env, err = tasks.Start(ctx, inst.InstanceID)
-					require.NoError(b, err)
-				default:
-					_, err := env.Reset(ctx)
-					require.NoError(b, err)
-				}
-				r, err := env.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"git", "apply", "-"}, Stdin: stringReader(inst.Patch)})
-				require.NoError(b, err)
-				require.True(b, r.Success(), r.Stderr.String())
-				toFirst += time.Since(t0) - r.Duration // the first command's own time left out
-				t1 := time.Now()
-				sub, err := env.Submit(ctx, nil)
-				submitting += time.Since(t1)
-				require.NoError(b, err)
-				require.Equal(b, swebench.OutcomeResolved, sub.Result.Outcome, inst.InstanceID)
-				if bc.reset {
-					envs[inst.InstanceID] = env
-				} else {
-					require.NoError(b, env.Close())
-				}
-			}
-			el := time.Since(start)
-			b.ReportMetric(float64(b.N)/el.Minutes(), "rollouts/min")
-			b.ReportMetric(float64(toFirst.Milliseconds())/float64(b.N), "ms-to-first-cmd")
-			b.ReportMetric(float64(submitting.Milliseconds())/float64(b.N), "ms-submit")
 		})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, w := range ways {
+			w.rollout(b, d, i)
+		}
+	}
+	b.StopTimer()
+	for _, w := range ways {
+		n := float64(w.n)
+		b.ReportMetric(n/w.total.Minutes(), w.name+"-rollouts/min")
+		b.ReportMetric(float64(w.toFirst.Milliseconds())/n, w.name+"-ms-to-first-cmd")
+		b.ReportMetric(float64(w.submit.Milliseconds())/n, w.name+"-ms-submit")
 	}
 }
