@@ -330,20 +330,15 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	return nil
 }
 
-// sandboxSpec prepares what the container needs: in workspace mode the
-// checkout at base_commit, bind-mounted when the engine shares the host's
-// files, else copied into a volume by populate once the sandbox exists.
-// cleanup removes what was prepared.
+// sandboxSpec prepares what the container needs (see [Testbed]): in
+// workspace mode the checkout at base_commit, bind-mounted when the engine
+// shares the host's files, else copied into a volume by populate once the
+// sandbox exists. cleanup removes what was prepared.
 func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, inst dataset.Instance, ts spec.TestSpec, ilog *instanceLog) (s sandbox.Spec, populate func(context.Context, *sandbox.Sandbox) error, cleanup func() error, err error) {
 	cleanup = func() error { return nil }
-	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
-	profile := func() sandbox.Spec {
-		s := SandboxSpec(ts.Image)
-		s.Policy, s.Labels, s.Runtime, s.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
-		return s
-	}
-	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
-		return profile(), nil, cleanup, nil
+	tb := e.testbed(client, inst, ts)
+	if tb.Checkout == nil {
+		return tb.Spec, nil, cleanup, nil
 	}
 	ws := filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir, filepath.Base(filepath.Clean("/"+inst.InstanceID)))
 	if err := os.RemoveAll(ws); err != nil {
@@ -358,41 +353,25 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		}
 		return fsutil.RemoveAll(ws)
 	}
-	copyIn := e.cfg.CopyWorkspace || !sharesHostFiles(client)
 	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
-	user, owner := workspaceUser()
-	// Unless objects are shared, the checkout carries a pack of the base
-	// commit's objects and nothing later: the tests cannot read the fix.
-	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.BaseCommit, Dir: ws, Owner: owner, SelfContained: !e.cfg.ShareObjects}
-	if copyIn {
-		// The copy carries the objects it needs and is owned by root,
-		// the user of the volume's sandbox.
-		req.SelfContained, req.Owner = true, nil
-	}
-	co, err := e.cfg.Repos.Checkout(ctx, req)
+	co, err := tb.Checkout(ctx, ws)
 	if err != nil {
-		return s, nil, cleanup, fmt.Errorf("check out repository: %w", err)
+		return s, nil, cleanup, err
 	}
 	ilog.printf("Checked out %d files (%d bytes) from %s in %s", co.Files, co.Bytes, co.Source, co.Duration.Round(time.Millisecond))
-	if copyIn {
-		// A fresh volume at /testbed, as in prebuilt mode, filled with the
-		// checkout through the engine's archive endpoint.
+	if !tb.Bind {
 		populate = func(ctx context.Context, sb *sandbox.Sandbox) error {
-			res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{
-				HostPath: ws, Dest: harness.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
-			})
+			res, err := tb.CopyCheckout(ctx, sb, ws)
 			if err != nil {
-				return fmt.Errorf("copy the checkout into the container: %w", err)
+				return err
 			}
 			ilog.printf("Copied the checkout into the container: %d files, %d bytes", res.Files, res.Bytes)
 			return nil
 		}
-		return profile(), populate, cleanup, nil
+		return tb.Spec, populate, cleanup, nil
 	}
-	s = sandbox.Spec{
-		Image: ts.Image, Workspace: ws, WorkspaceTarget: harness.RepoDir, WorkingDir: harness.RepoDir,
-		User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
-	}
+	s = tb.Spec
+	s.Workspace = ws
 	// With ShareObjects, the workspace's .git borrows the source's objects
 	// by absolute path; mount them read-only at that same path.
 	for _, d := range co.ObjectsDirs {

@@ -47,6 +47,9 @@ type config struct {
 	PipHosts         []string
 	Datasets         []string
 	Repos            []string
+	ImageMap         string // the eval command's --image_map
+	Namespace        string // the eval command's --namespace
+	ImageTag         string // the eval command's --instance_image_tag
 	EvalTimeout      time.Duration
 	ProgressTick     time.Duration
 }
@@ -211,6 +214,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(&pipHosts, "pip_host", "further hosts the install step may reach with --pip_index, e.g. files.pythonhosted.org")
 	fs.Var(&datasets, "dataset", "SWE-bench dataset `FILE` (JSON or JSONL) for swebench_evaluate and swebench_grade_log, repeatable; its name is the file's base name without extension")
 	fs.Var(&repos, "repos", "directory of local repository sources (owner__name.git) for swebench_evaluate, repeatable")
+	fs.StringVar(&cfg.ImageMap, "image_map", "", "workspace mode for the swebench_task_* tools: JSON `FILE` mapping owner/name or owner/name:version to an image, as the eval command's --image_map")
+	fs.StringVar(&cfg.Namespace, "namespace", "", "prebuilt mode for the swebench_task_* tools: official instance images <NS>/sweb.eval.x86_64.<id>:<tag>, as the eval command's --namespace ('none': workspace mode)")
+	fs.StringVar(&cfg.ImageTag, "instance_image_tag", "", "prebuilt mode for the swebench_task_* tools: tag of the instance images, as the eval command's --instance_image_tag")
 	fs.Var(secondsFlag{&cfg.EvalTimeout}, "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
 	fs.Var(secondsFlag{&cfg.ProgressTick}, "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
 	if err := fs.Parse(underscoreNames(fs, args)); err != nil {

@@ -9,6 +9,9 @@
 //	session_list, session_close             or idle too long
 //	job_status, job_cancel                  calls started with background: true
 //	swebench_evaluate, swebench_grade_log   a patch graded against an instance
+//	swebench_task_list, swebench_task_start, a SWE-bench task's repository to
+//	swebench_task_diff, swebench_task_submit, work in, its diff graded as the
+//	swebench_task_reset, swebench_task_close  evaluator grades a prediction
 //
 // Over stdio (the default; what desktop agents spawn):
 //
@@ -76,4 +79,22 @@
 //
 //	go run ./examples/eval demo --export /tmp/demo
 //	go run ./examples/mcp --dataset /tmp/demo/dataset.jsonl --repos /tmp/demo/repos
+//
+// The swebench_task_* tools turn those datasets into environments for an
+// agent (package swebench/task). swebench_task_start takes an instance_id and
+// returns a session whose sandbox holds the repository at base_commit in
+// /testbed, prepared as the evaluator prepares it before the model patch, and
+// the problem statement. session_exec runs commands there (in /testbed),
+// session_read_file and session_write_file take paths absolute or relative to
+// /testbed. swebench_task_diff shows the change as the model patch;
+// swebench_task_submit grades it with swebench.Evaluate (a fresh sandbox from
+// the instance's image, the official eval script and rules) and returns
+// resolved, the FAIL_TO_PASS / PASS_TO_PASS results, the typed outcome and
+// the end of the test output, as a background job with background: true;
+// swebench_task_reset restores the environment and verifies it (a sandbox
+// that fails is replaced); swebench_task_close ends it. Images and mode are
+// chosen with the eval command's flags: --image and --image_map (workspace
+// mode, with --repos), or --namespace and --instance_image_tag (the official
+// instance images). A task session belongs to the client that started it and
+// counts against --max-sessions apart from sandbox sessions.
 package main

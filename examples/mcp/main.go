@@ -100,6 +100,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		store: newStore(cfg.StoreLimit), evals: evals, calls: log, running: make(chan struct{}, cfg.MaxRunning),
 	}
 	defer s.jobs.dropAll()
+	s.tasks = newTaskEnvs(cfg, box.client, evals)
+	defer func() {
+		if err := s.tasks.Close(); err != nil {
+			fmt.Fprintf(stderr, "mcp: clean up: %v\n", err)
+		}
+	}()
 	srv := s.newMCPServer()
 
 	if cfg.HTTPAddr == "" {

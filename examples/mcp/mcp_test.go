@@ -53,7 +53,8 @@ func TestToolsListGolden(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"run_python", "run_shell", "run_tests", "session_create", "session_exec",
 		"session_write_file", "session_read_file", "session_list", "session_close", "job_status", "job_cancel",
-		"swebench_evaluate", "swebench_grade_log"}, names)
+		"swebench_evaluate", "swebench_grade_log", "swebench_task_list", "swebench_task_start", "swebench_task_diff",
+		"swebench_task_submit", "swebench_task_reset", "swebench_task_close"}, names)
 }
 
 // pngCode writes an 8x8 red PNG to output/plot.png with the standard

@@ -30,6 +30,7 @@ type server struct {
 	jobs     *jobs
 	store    *store
 	evals    *evaluator
+	tasks    *taskEnvs
 	calls    *slog.Logger
 	running  chan struct{} // semaphore of --max_running
 }
@@ -215,6 +216,7 @@ func (s *server) newMCPServer() *mcp.Server {
 	s.addSessionTools(srv)
 	s.addJobTools(srv)
 	s.addSWEBenchTools(srv)
+	s.addTaskTools(srv)
 	s.store.register(srv)
 	return srv
 }
@@ -223,4 +225,5 @@ const instructions = `Tools to run code in hardened, network-less Linux sandboxe
 - run_python / run_shell: one fresh sandbox per call. Write files to output/ to get them back (images are shown to you).
 - session_*: a sandbox that keeps its files and installed packages across calls; close it when done.
 - Long calls can run with background: true; poll job_status, stop with job_cancel.
-- run_tests: check a function against test cases; swebench_evaluate: run a SWE-bench instance's tests on your patch.`
+- run_tests: check a function against test cases; swebench_evaluate: run a SWE-bench instance's tests on your patch.
+- swebench_task_*: work on a SWE-bench task in its repository (/testbed) through session_exec and the session file tools, then submit your diff for the official verdict.`

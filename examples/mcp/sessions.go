@@ -97,6 +97,11 @@ func (s *server) watchOwner(req *mcp.CallToolRequest) {
 // dropOwner ends everything owner had.
 func (s *server) dropOwner(owner string) {
 	s.jobs.dropOwner(owner)
+	if s.tasks != nil {
+		if err := s.tasks.drop(func(e *taskEntry) bool { return e.owner == owner }); err != nil {
+			s.calls.Warn("close task sessions of a departed client", "client", owner, "error", err.Error())
+		}
+	}
 	ctx, cancel := context.WithTimeout(s.base, time.Minute)
 	defer cancel()
 	for _, e := range s.sessions.ofOwner(owner) {
@@ -272,6 +277,13 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			"With background: true it returns a job id at once; job_status shows the output so far and job_cancel kills everything the command started.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in sessionExecIn) (*mcp.CallToolResult, error) {
+		if e := s.tasks.get(c.owner, in.Session); e != nil {
+			c.session = in.Session
+			if (in.Command == "") == (in.Code == "") {
+				return nil, toolErrorf("give exactly one of command (a shell command line) and code (a Python program)")
+			}
+			return s.taskExec(ctx, req, c, e, in)
+		}
 		if _, err := s.useSession(c, in.Session); err != nil {
 			return nil, err
 		}
@@ -319,6 +331,16 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		Description: "Write a file into a session's /workspace/mounts/ directory, from text, base64 bytes, an http(s) URL the server downloads, or the uri of a resource link an earlier call returned " +
 			"(so large files need not pass through you).",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, in sessionWriteIn) (*mcp.CallToolResult, error) {
+		if e := s.tasks.get(c.owner, in.Session); e != nil {
+			c.session = in.Session
+			p, size, err := s.taskWriteFile(ctx, c, e, in.fileArg)
+			if err != nil {
+				return nil, err
+			}
+			res, n := result(sessionWriteOut{Path: p, Size: size})
+			c.bytes = n + size
+			return res, nil
+		}
 		if _, err := s.useSession(c, in.Session); err != nil {
 			return nil, err
 		}
@@ -348,26 +370,36 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			"(read it with resources/read, or hand its uri to session_write_file of another session).",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, in sessionReadIn) (*mcp.CallToolResult, error) {
-		if _, err := s.useSession(c, in.Session); err != nil {
-			return nil, err
-		}
-		p, err := cleanPath(in.Path)
-		if err != nil {
-			return nil, err
-		}
-		ws, err := s.box.workspace(ctx, in.Session)
-		if err != nil {
-			return nil, s.gone(in.Session, err)
-		}
-		data, err := readWorkspaceFile(ws, p, s.cfg.StoreLimit)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, toolErrorf("no file %s in the session's /workspace", p)
-		}
-		if errors.Is(err, hostfs.ErrTooLarge) {
-			return nil, toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
-		}
-		if err != nil {
-			return nil, toolErrorf("cannot read %s: %v", p, err)
+		var data []byte
+		var p string
+		if e := s.tasks.get(c.owner, in.Session); e != nil {
+			c.session = in.Session
+			var err error
+			if data, p, err = s.taskReadFile(ctx, c, e, in.Path); err != nil {
+				return nil, err
+			}
+		} else {
+			if _, err := s.useSession(c, in.Session); err != nil {
+				return nil, err
+			}
+			var err error
+			if p, err = cleanPath(in.Path); err != nil {
+				return nil, err
+			}
+			ws, err := s.box.workspace(ctx, in.Session)
+			if err != nil {
+				return nil, s.gone(in.Session, err)
+			}
+			data, err = readWorkspaceFile(ws, p, s.cfg.StoreLimit)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, toolErrorf("no file %s in the session's /workspace", p)
+			}
+			if errors.Is(err, hostfs.ErrTooLarge) {
+				return nil, toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
+			}
+			if err != nil {
+				return nil, toolErrorf("cannot read %s: %v", p, err)
+			}
 		}
 		mt := mime.TypeByExtension(path.Ext(p))
 		if mt == "" {

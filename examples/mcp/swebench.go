@@ -181,6 +181,10 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		return evaluateOut{}, fmt.Errorf("evaluate: %w", err)
 	}
 	out := evaluateOut{InstanceID: inst.InstanceID, Dataset: name}
+	if len(res.Instances) == 0 && res.Outcomes[inst.InstanceID] == swebench.OutcomeEmptyPatch {
+		out.Status = string(swebench.StatusEmptyPatch) // not run, as in the official harness
+		return out, nil
+	}
 	if len(res.Instances) != 1 {
 		return evaluateOut{}, fmt.Errorf("evaluate: %d instance results for one instance", len(res.Instances))
 	}

@@ -1,0 +1,86 @@
+package task_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+)
+
+func shell(t *testing.T, sb *sandbox.Sandbox, script string) string {
+	t.Helper()
+	r, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"sh", "-c", script}, WorkingDir: "/testbed"})
+	require.NoError(t, err)
+	require.True(t, r.Success(), "%s: exit %d\n%s%s", script, r.ExitCode, r.Stdout.String(), r.Stderr.String())
+	return r.Stdout.String()
+}
+
+func TestStartDiffReset(t *testing.T) {
+	d := loadDemo(t)
+	c := testenv.Client(t)
+	tasks := newTasks(t, d, c)
+	ctx := context.Background()
+	inst := d.rows[0]
+	env, err := tasks.Start(ctx, inst.InstanceID)
+	require.NoError(t, err)
+	defer env.Close()
+	require.Equal(t, inst.ProblemStatement, env.Instance.ProblemStatement)
+
+	sb := env.Sandbox()
+	require.Equal(t, inst.BaseCommit, strings.TrimSpace(shell(t, sb, "git rev-parse HEAD")))
+	require.Empty(t, shell(t, sb, "git status --porcelain"))
+	diff, err := env.Diff(ctx)
+	require.NoError(t, err)
+	require.Empty(t, diff, "no change, no patch")
+	// Egress is off.
+	r, err := sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 80), timeout=2)"}})
+	require.NoError(t, err)
+	require.NotZero(t, r.ExitCode, "no network")
+
+	// The agent's gold patch as a diff: applied in the sandbox, read back.
+	shell(t, sb, "cat > /tmp/p.diff <<'EOF'\n"+inst.Patch+"EOF\ngit apply /tmp/p.diff && rm /tmp/p.diff")
+	shell(t, sb, "echo new > brand_new_file.txt")
+	diff, err = env.Diff(ctx)
+	require.NoError(t, err)
+	require.Contains(t, diff, "brand_new_file.txt", "new files are in the patch")
+	require.Contains(t, diff, strings.SplitN(strings.SplitN(inst.Patch, "\n", 2)[0], " ", 4)[2][2:], "the changed file is in the patch")
+	require.Empty(t, shell(t, sb, "git diff --cached --name-only"), "the agent's index is left alone")
+
+	// Mess things up: commits, branches, ignored files, /tmp, HOME, a
+	// process that outlives its command, git config.
+	shell(t, sb, `git -c user.email=a@b -c user.name=a commit -qam wip && git checkout -qb other &&
+		mkdir -p build && echo x > build/out.o && echo junk > /tmp/junk && echo h > $HOME/.hist &&
+		git config core.pager cat && (setsid sleep 1000 >/dev/null 2>&1 &) && chmod +x README* 2>/dev/null; true`)
+	res, err := env.Reset(ctx)
+	require.NoError(t, err)
+	require.False(t, res.Replaced, "reset verified: %s", res.Mismatch)
+	sb = env.Sandbox()
+	require.Equal(t, inst.BaseCommit, strings.TrimSpace(shell(t, sb, "git rev-parse HEAD")))
+	require.Empty(t, shell(t, sb, "git status --porcelain --ignored"))
+	require.Empty(t, shell(t, sb, "git branch --list other"))
+	require.Empty(t, shell(t, sb, "ls -A /tmp/home; ls -A /tmp | grep -v '^home$' || true"))
+	require.NotContains(t, shell(t, sb, "ps -eo comm 2>/dev/null || cat /proc/[0-9]*/comm"), "sleep\nsleep", "the agent's sleep is gone")
+	diff, err = env.Diff(ctx)
+	require.NoError(t, err)
+	require.Empty(t, diff)
+
+	// A tree that cannot be restored: the sandbox is replaced.
+	// An unreadable directory is made readable again and removed.
+	shell(t, sb, "mkdir -p locked/in && touch locked/in/f && chmod 000 locked/in locked")
+	res, err = env.Reset(ctx)
+	require.NoError(t, err)
+	require.False(t, res.Replaced, "reset verified: %s", res.Mismatch)
+	require.Empty(t, shell(t, sb, "git status --porcelain --ignored"))
+
+	// Reset's own records gone: the sandbox is replaced.
+	shell(t, sb, "rm -rf .git/swebox-task")
+	res, err = env.Reset(ctx)
+	require.NoError(t, err)
+	require.True(t, res.Replaced)
+	require.NotEqual(t, sb.ID(), env.Sandbox().ID())
+	require.Empty(t, shell(t, env.Sandbox(), "git status --porcelain --ignored"))
+}

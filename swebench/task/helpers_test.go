@@ -1,0 +1,69 @@
+package task_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/task"
+)
+
+// demo is the eval command's bundled demo, exported once per test binary.
+type demo struct {
+	dir, repos string
+	rows       []dataset.Instance
+	preds      map[string]dataset.Prediction
+}
+
+var (
+	demoOnce sync.Once
+	demoData demo
+)
+
+func loadDemo(t testing.TB) demo {
+	t.Helper()
+	demoOnce.Do(func() {
+		d := testenv.ExportDemo(t, testenv.BuildEval(t))
+		rows, err := dataset.LoadDataset(filepath.Join(d.Dir, "dataset.jsonl"))
+		require.NoError(t, err)
+		preds, err := dataset.LoadPredictions(filepath.Join(d.Dir, "predictions.jsonl"))
+		require.NoError(t, err)
+		demoData = demo{dir: d.Dir, repos: d.Repos, rows: rows, preds: map[string]dataset.Prediction{}}
+		for _, p := range preds {
+			demoData.preds[p.InstanceID] = p
+		}
+	})
+	require.NotEmpty(t, demoData.rows, "the demo was exported by an earlier test of this binary, which failed")
+	return demoData
+}
+
+// demoTimeout bounds each eval script: one demo prediction spins forever.
+const demoTimeout = 20 * time.Second
+
+// evalConfig is the evaluator configuration the tests give both `eval`
+// (swebench.Evaluate) and the tasks.
+func evalConfig(d demo, c *sandbox.Client) swebench.Config {
+	return swebench.Config{
+		Dataset: d.rows, RepoSources: []string{d.repos}, Timeout: demoTimeout,
+		Sandboxes: []*sandbox.Client{c}, MaxWorkers: 2,
+	}
+}
+
+func newTasks(t testing.TB, d demo, c *sandbox.Client) *task.Tasks {
+	t.Helper()
+	tasks, err := task.New(context.Background(), task.Config{Eval: evalConfig(d, c), Dir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, tasks.Close()) })
+	return tasks
+}
+
+func stringReader(s string) *strings.Reader { return strings.NewReader(s) }

@@ -1,0 +1,111 @@
+package swebench
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/repo"
+	"github.com/swebox/swebox/swebench/spec"
+)
+
+// Testbed is how [Plan.Run] prepares an instance's sandbox before it
+// applies the model patch: the image, the hardening and /testbed. Task
+// environments for agents start from it, so that the agent works in the
+// state the model patch is applied to.
+type Testbed struct {
+	Instance dataset.Instance
+	// Image is the instance's image (the test spec's).
+	Image string
+	// Client is the engine the instance runs on.
+	Client *sandbox.Client
+	// Spec is the sandbox spec. In prebuilt mode it is complete: /testbed
+	// is a fresh volume the engine fills from the image. In workspace mode
+	// with Bind, its Workspace is left empty for a host directory that
+	// Checkout fills (sandbox.Client.CreateWithWorkspace makes one per
+	// sandbox); without Bind, CopyCheckout copies Checkout's directory
+	// into the started sandbox's /testbed volume.
+	Spec sandbox.Spec
+	// Checkout fills an absent or empty host directory with the
+	// repository at base_commit, as Run checks it out; nil in prebuilt
+	// mode.
+	Checkout func(ctx context.Context, dir string) (repo.CheckoutResult, error)
+	// Bind: the checkout is bind-mounted at /testbed (the engine shares
+	// this machine's files and Config.CopyWorkspace is off).
+	Bind bool
+}
+
+// Testbed returns how Run prepares instance id's sandbox up to the model
+// patch (see [Testbed]). The instance must be one of the plan's Instances,
+// and the plan must have connected to its engines (Prepare without
+// RewriteReports). With Config.ShareObjects the caller mounts the
+// checkout's ObjectsDirs itself.
+func (p *Plan) Testbed(id string) (Testbed, error) {
+	se, ok := p.e.specs[id]
+	if !ok {
+		return Testbed{}, fmt.Errorf("testbed: instance %q is not in the plan", id)
+	}
+	if se.err != nil {
+		return Testbed{}, fmt.Errorf("testbed %s: %w", id, se.err)
+	}
+	inst, _ := p.e.sel.Instance(id)
+	if se.ts.Image == "" {
+		return Testbed{}, fmt.Errorf("testbed %s: %w", id, &NoImageError{Repo: inst.Repo, Version: inst.Version})
+	}
+	if len(p.e.cfg.Sandboxes) == 0 {
+		return Testbed{}, fmt.Errorf("testbed %s: the plan has no engine", id)
+	}
+	return p.e.testbed(p.e.cfg.Sandboxes[0], inst, se.ts), nil
+}
+
+// testbed is the one place that says how an instance's sandbox is made.
+func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts spec.TestSpec) Testbed {
+	tb := Testbed{Instance: inst, Image: ts.Image, Client: client}
+	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
+	tb.Spec = SandboxSpec(ts.Image)
+	tb.Spec.Policy, tb.Spec.Labels, tb.Spec.Runtime, tb.Spec.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
+	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
+		return tb
+	}
+	tb.Bind = !e.cfg.CopyWorkspace && sharesHostFiles(client)
+	user, owner := workspaceUser()
+	// Unless objects are shared, the checkout carries a pack of the base
+	// commit's objects and nothing later: the tests cannot read the fix.
+	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.BaseCommit, Owner: owner, SelfContained: !e.cfg.ShareObjects}
+	if !tb.Bind {
+		// The copy carries the objects it needs and is owned by root,
+		// the user of the volume's sandbox.
+		req.SelfContained, req.Owner = true, nil
+	}
+	repos := e.cfg.Repos
+	tb.Checkout = func(ctx context.Context, dir string) (repo.CheckoutResult, error) {
+		r := req
+		r.Dir = dir
+		co, err := repos.Checkout(ctx, r)
+		if err != nil {
+			return co, fmt.Errorf("check out repository: %w", err)
+		}
+		return co, nil
+	}
+	if tb.Bind {
+		tb.Spec = sandbox.Spec{
+			Image: ts.Image, WorkspaceTarget: harness.RepoDir, WorkingDir: harness.RepoDir,
+			User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
+		}
+	}
+	return tb
+}
+
+// CopyCheckout copies the checkout in dir into sb's /testbed (a fresh
+// volume, as in prebuilt mode), through the engine's archive endpoint.
+func (tb Testbed) CopyCheckout(ctx context.Context, sb *sandbox.Sandbox, dir string) (sandbox.CopyResult, error) {
+	res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{
+		HostPath: dir, Dest: harness.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
+	})
+	if err != nil {
+		return res, fmt.Errorf("copy the checkout into the container: %w", err)
+	}
+	return res, nil
+}
