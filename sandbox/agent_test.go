@@ -110,6 +110,7 @@ func TestExecAgentSocketIsPrivate(t *testing.T) {
 	fi, err := os.Lstat(filepath.Join(dirA, "agent.sock"))
 	require.NoError(t, err)
 	assert.Equal(t, os.ModeSocket, fi.Mode().Type())
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the agent binds it private to its user")
 
 	// Removing a sandbox removes its directory.
 	require.NoError(t, b.Remove(context.Background()))
