@@ -44,11 +44,15 @@ type TestCase struct {
 // is a parametrized pytest test that runs the call in a child process of
 // its own and compares the outcome there, in pytest; the verdicts are read
 // from pytest's report with pytestparse. Nothing the code prints can change
-// a verdict: its output goes to files, pytest's process cannot be opened
-// through /proc by the children, a pytest run that did not end by itself
-// gives no verdicts, and the expected values are deleted from disk before
-// the first call. (In a session, a process an earlier call left running
-// could read them in that moment; use a one-shot run where that matters.)
+// a verdict: its output goes to files; pytest's process and the exec agent
+// are non-dumpable, so the code cannot open their descriptors through /proc;
+// a seccomp filter refuses it ptrace, process_vm_readv/writev and
+// pidfd_getfd; the launcher above pytest keeps no copy of pytest's output;
+// a pytest run that did not end by itself gives no verdicts; and the
+// expected values are deleted from disk before the first call. (In a
+// session, a process an earlier call left running is under no such filter:
+// it could read the expected values in that moment, or trace pytest before
+// it makes itself non-dumpable; use a one-shot run where that matters.)
 type TestRequest struct {
 	Code string
 	// Function is the name of a function of Code, or "Class.method" (the
@@ -210,6 +214,9 @@ func testsJob(req TestRequest) (job, *TestReport, error) {
 			"PYTHONDONTWRITEBYTECODE":        "1",
 			"CI":                             "1", // pytest keeps summary messages whole on CI
 			"COLUMNS":                        "200",
+			// The launcher keeps no copy of pytest's output: the code
+			// under test may trace it (see launch.py).
+			"SWEBOX_HAND_OFF_STDIO": "1",
 		}
 		return argv, env, nil
 	}

@@ -20,7 +20,7 @@ import (
 
 // Where the exec agent lives inside a sandbox: its binary, mounted
 // read-only, and the directory of its socket, a per-sandbox host directory
-// mounted read-write.
+// mounted read-write until the agent listens (see sandboxAgent).
 const (
 	agentBinTarget  = "/run/swebox/agent"
 	agentSockTarget = "/run/swebox/sock"
@@ -126,16 +126,39 @@ func agentBaseDir() (string, error) {
 }
 
 // sandboxAgent is one sandbox's agent, seen from the host.
+//
+// Its directory on the host, private to this user, holds two things: sock/,
+// mounted into the sandbox at agentSockTarget, where the agent binds its
+// socket, and, once the host has found it there, the socket itself, moved out
+// of sock/ into the private directory. The host never connects through a
+// directory the sandbox can write: a process of the sandbox's user could
+// rename the socket aside and listen in its place (and relay and rewrite
+// every later command and read its secrets), or put a symbolic link there
+// that sends the next command, with its environment, to any socket of the
+// host. A bound socket is reached through its inode, so the move keeps the
+// agent listening, and nothing in the sandbox can reach it any more.
+//
+// Then sock/ is replaced by an empty directory the sandbox never sees: the
+// sandbox's mount keeps the removed one, in which the kernel refuses to
+// create anything, so the mount is not host storage the sandbox can fill
+// outside its quotas. The path stays because the engine resolves every bind
+// of a container for its archive endpoint (CopyIn, CopyOut).
 type sandboxAgent struct {
-	dir  string // host directory mounted at agentSockTarget
-	sock string // host path of the socket
+	dir     string // private host directory
+	sockDir string // dir/sock, mounted at agentSockTarget
+	sock    string // dir/agent.sock: the socket, once moved out of sockDir
 	// gone is set when the agent stopped answering; commands then go
 	// through the engine.
 	gone atomic.Bool
 }
 
-// newSandboxAgent makes the socket directory of a sandbox that runs as
-// uid:gid: private to that user, who must own it to create the socket.
+// sockSubdir is the name, in a sandbox's agent directory, of the directory
+// mounted into it.
+const sockSubdir = "sock"
+
+// newSandboxAgent makes the directories of a sandbox that runs as uid:gid:
+// the socket directory is that user's, who must own it to create the socket,
+// and the directory that holds it the host user's alone.
 func (h *agentHost) newSandboxAgent(session string, uid, gid int) (*sandboxAgent, error) {
 	// The session only makes the name readable; a short prefix of it keeps
 	// the socket's path within a Unix socket address.
@@ -143,24 +166,29 @@ func (h *agentHost) newSandboxAgent(session string, uid, gid int) (*sandboxAgent
 	if err != nil {
 		return nil, fmt.Errorf("make agent socket directory: %w", err)
 	}
-	if sock := filepath.Join(dir, agentSockName); len(sock) >= maxSocketPath {
+	a := &sandboxAgent{dir: dir, sockDir: filepath.Join(dir, sockSubdir), sock: filepath.Join(dir, agentSockName)}
+	if len(a.sock) >= maxSocketPath {
 		_ = os.Remove(dir)
-		return nil, fmt.Errorf("agent socket path %s is longer than a Unix socket address allows (%d bytes)", sock, maxSocketPath-1)
+		return nil, fmt.Errorf("agent socket path %s is longer than a Unix socket address allows (%d bytes)", a.sock, maxSocketPath-1)
+	}
+	if err := os.Mkdir(a.sockDir, 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("make agent socket directory: %w", err)
 	}
 	if uid != os.Getuid() || gid != os.Getgid() {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			_ = os.Remove(dir)
+		if err := os.Chown(a.sockDir, uid, gid); err != nil {
+			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("give the agent socket directory to uid %d: %w", uid, err)
 		}
 	}
-	return &sandboxAgent{dir: dir, sock: filepath.Join(dir, agentSockName)}, nil
+	return a, nil
 }
 
 // mounts are the agent's mounts in the sandbox.
 func (a *sandboxAgent) mounts(bin string) []Mount {
 	return []Mount{
 		{Type: "bind", Source: bin, Target: agentBinTarget, ReadOnly: true},
-		{Type: "bind", Source: a.dir, Target: agentSockTarget},
+		{Type: "bind", Source: a.sockDir, Target: agentSockTarget},
 	}
 }
 
@@ -171,43 +199,83 @@ var (
 	// errAgentNotShared: the sandbox never wrote to its socket directory:
 	// the engine does not see this machine's files.
 	errAgentNotShared = errors.New("the engine does not share the exec agent's directory")
+	// errAgentNotSocket: what appeared at the agent's socket path is not a
+	// socket.
+	errAgentNotSocket = errors.New("the exec agent's socket path holds no socket")
 )
 
-// waitReady waits until the agent accepts connections. It fails at once
-// when the agent has ended, after agentSharedTimeout when the sandbox never
-// marked its directory, and after agentReadyTimeout otherwise.
+// waitReady waits until the agent's socket appears, moves it out of the
+// sandbox's reach and waits until the agent accepts connections on it. It
+// fails at once when the agent has ended or something other than a socket
+// appeared, after agentSharedTimeout when the sandbox never marked its
+// directory, and after agentReadyTimeout otherwise.
 func (a *sandboxAgent) waitReady(ctx context.Context) error {
+	root, err := os.OpenRoot(a.dir)
+	if err != nil {
+		return fmt.Errorf("open agent directory: %w", err)
+	}
+	defer root.Close()
 	start := time.Now()
 	delay := 500 * time.Microsecond
-	shared := false
+	shared, moved := false, false
+	var last error
 	for {
-		conn, err := net.DialTimeout("unix", a.sock, time.Second)
-		if err == nil {
-			return conn.Close()
+		if !moved {
+			// rename moves a symbolic link, never its target; only a
+			// socket is used.
+			last = root.Rename(filepath.Join(sockSubdir, agentSockName), agentSockName)
+			if last == nil {
+				moved = true
+				if fi, err := root.Lstat(agentSockName); err != nil || fi.Mode().Type() != os.ModeSocket {
+					_ = root.Remove(agentSockName)
+					return errAgentNotSocket
+				}
+			}
 		}
-		if b, rerr := os.ReadFile(filepath.Join(a.dir, agentExitName)); rerr == nil {
+		if moved {
+			conn, err := net.DialTimeout("unix", a.sock, time.Second)
+			if err == nil {
+				return conn.Close()
+			}
+			last = err
+		}
+		// os.Root reads without following a link out of the directory.
+		if b, err := root.ReadFile(filepath.Join(sockSubdir, agentExitName)); err == nil {
 			return fmt.Errorf("%w with status %s", errAgentFailed, strings.TrimSpace(string(b)))
 		}
 		if !shared {
-			_, serr := os.Stat(filepath.Join(a.dir, agentStartName))
-			shared = serr == nil
+			_, err := root.Lstat(filepath.Join(sockSubdir, agentStartName))
+			shared = err == nil
 		}
 		switch waited := time.Since(start); {
 		case !shared && waited > agentSharedTimeout:
-			return fmt.Errorf("%w: nothing appeared in %s for %v", errAgentNotShared, a.dir, agentSharedTimeout)
+			return fmt.Errorf("%w: nothing appeared in %s for %v", errAgentNotShared, a.sockDir, agentSharedTimeout)
 		case waited > agentReadyTimeout:
-			return fmt.Errorf("exec agent did not listen for %v: %w", agentReadyTimeout, err)
+			return fmt.Errorf("exec agent did not listen for %v: %w", agentReadyTimeout, last)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("exec agent did not listen: %w (last: %v)", ctx.Err(), err)
+			return fmt.Errorf("exec agent did not listen: %w (last: %v)", ctx.Err(), last)
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 20*time.Millisecond)
 	}
 }
 
-// remove deletes the socket directory.
+// seal replaces the socket directory with an empty one of the host user's
+// (see sandboxAgent). RemoveAll never follows a link; the directory's parent
+// is private, so its path cannot be swapped.
+func (a *sandboxAgent) seal() error {
+	if err := os.RemoveAll(a.sockDir); err != nil {
+		return fmt.Errorf("seal agent socket directory: %w", err)
+	}
+	if err := os.Mkdir(a.sockDir, 0o500); err != nil {
+		return fmt.Errorf("seal agent socket directory: %w", err)
+	}
+	return nil
+}
+
+// remove deletes the agent's directory.
 func (a *sandboxAgent) remove() error {
 	if err := os.RemoveAll(a.dir); err != nil {
 		return fmt.Errorf("remove agent socket directory: %w", err)
@@ -300,12 +368,20 @@ func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
 }
 
 // startAgent waits for a started sandbox's agent; a sandbox whose agent
-// does not answer runs its commands through the engine.
+// does not answer runs its commands through the engine. Either way the
+// socket directory is sealed before the sandbox runs a command.
 func (s *Sandbox) startAgent(ctx context.Context, a *sandboxAgent) {
 	if a == nil {
 		return
 	}
 	err := a.waitReady(ctx)
+	if serr := a.seal(); serr != nil {
+		// Not expected: only the sandbox's main process and the agent
+		// have run in it. Its commands go through the engine, and the
+		// directory stays until the sandbox goes.
+		s.c.log.Warn("exec agent not used", "id", shortID(s.id), "cause", serr)
+		return
+	}
 	if err == nil {
 		s.agent = a
 		return
@@ -315,7 +391,7 @@ func (s *Sandbox) startAgent(ctx context.Context, a *sandboxAgent) {
 		// Later sandboxes of this client do without an agent at once.
 		s.c.agent.host.unreachable.Store(true)
 	}
-	// The socket directory stays until the sandbox is removed (agentDir).
+	// The agent's directory stays until the sandbox is removed (agentDir).
 }
 
 // sameUser reports whether two uid:gid strings name the same ids.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -54,11 +55,13 @@ func TestExecAgentWhereReachable(t *testing.T) {
 			assert.Equal(t, agentKeepalive, cmd)
 			require.Len(t, got.Mounts, 2)
 			assert.Equal(t, Mount{Type: "bind", Source: c.agent.host.bin, Target: agentBinTarget, ReadOnly: true}, got.Mounts[0])
-			assert.Equal(t, Mount{Type: "bind", Source: a.dir, Target: agentSockTarget}, got.Mounts[1])
+			assert.Equal(t, Mount{Type: "bind", Source: filepath.Join(a.dir, "sock"), Target: agentSockTarget}, got.Mounts[1])
 			assert.Equal(t, tc.spec.Limits.PidsLimit+execagent.PidsAllowance, got.Limits.PidsLimit, "the agent's tasks are added to the process limit")
-			fi, err := os.Stat(a.dir)
-			require.NoError(t, err)
-			assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+			for _, dir := range []string{a.dir, a.sockDir} {
+				fi, err := os.Stat(dir)
+				require.NoError(t, err)
+				assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+			}
 			assert.Empty(t, tc.spec.Mounts, "the caller's spec is not changed")
 		})
 	}
@@ -71,13 +74,22 @@ type otherBackend struct{ seam.Backend[Spec] }
 func (otherBackend) Bind(seam.Env[Spec]) {}
 func (otherBackend) Close() error        { return nil }
 
+// testAgent returns an agent whose directories are in a test's temporary
+// directory.
+func testAgent(t *testing.T) *sandboxAgent {
+	t.Helper()
+	dir := t.TempDir()
+	a := &sandboxAgent{dir: dir, sockDir: filepath.Join(dir, sockSubdir), sock: filepath.Join(dir, agentSockName)}
+	require.NoError(t, os.Mkdir(a.sockDir, 0o700))
+	return a
+}
+
 // TestWaitReadyStopsWhenTheAgentEnded: an agent that cannot run in the
 // image leaves its exit status beside the socket, and the host stops
 // waiting at once instead of sitting out agentReadyTimeout.
 func TestWaitReadyStopsWhenTheAgentEnded(t *testing.T) {
-	dir := t.TempDir()
-	a := &sandboxAgent{dir: dir, sock: filepath.Join(dir, agentSockName)}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, agentExitName), []byte("126\n"), 0o600))
+	a := testAgent(t)
+	require.NoError(t, os.WriteFile(filepath.Join(a.sockDir, agentExitName), []byte("126\n"), 0o600))
 	start := time.Now()
 	err := a.waitReady(context.Background())
 	require.ErrorIs(t, err, errAgentFailed)
@@ -91,8 +103,7 @@ func TestWaitReadyTellsAnUnsharedDirectory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits agentSharedTimeout")
 	}
-	dir := t.TempDir()
-	a := &sandboxAgent{dir: dir, sock: filepath.Join(dir, agentSockName)}
+	a := testAgent(t)
 	err := a.waitReady(context.Background())
 	require.ErrorIs(t, err, errAgentNotShared)
 }
@@ -120,4 +131,47 @@ func TestNewRefusesDockerOptionsBesideABackend(t *testing.T) {
 	c, err := New(WithBackend(otherBackend{}))
 	require.NoError(t, err, "a backend alone is fine")
 	require.NoError(t, c.Close())
+}
+
+// TestWaitReadyMovesTheSocketOutOfReach: the host takes the agent's socket
+// out of the directory the sandbox can write and connects to it there; a
+// link in its place is never followed, whatever it names; and sealing
+// leaves an empty directory of the host user's at the mount's source.
+func TestWaitReadyMovesTheSocketOutOfReach(t *testing.T) {
+	t.Run("socket", func(t *testing.T) {
+		a := testAgent(t)
+		ln, err := net.Listen("unix", filepath.Join(a.sockDir, agentSockName))
+		require.NoError(t, err)
+		defer ln.Close()
+		require.NoError(t, a.waitReady(context.Background()))
+		fi, err := os.Lstat(a.sock)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeSocket, fi.Mode().Type())
+		_, err = os.Lstat(filepath.Join(a.sockDir, agentSockName))
+		assert.ErrorIs(t, err, os.ErrNotExist)
+
+		require.NoError(t, os.WriteFile(filepath.Join(a.sockDir, "left"), nil, 0o600))
+		require.NoError(t, a.seal())
+		entries, err := os.ReadDir(a.sockDir)
+		require.NoError(t, err)
+		assert.Empty(t, entries)
+		conn, err := net.Dial("unix", a.sock)
+		require.NoError(t, err, "the moved socket still reaches the agent")
+		_ = conn.Close()
+	})
+	t.Run("link to a host socket", func(t *testing.T) {
+		a := testAgent(t)
+		target := filepath.Join(t.TempDir(), "host.sock")
+		ln, err := net.Listen("unix", target)
+		require.NoError(t, err)
+		defer ln.Close()
+		require.NoError(t, os.Symlink(target, filepath.Join(a.sockDir, agentSockName)))
+		err = a.waitReady(context.Background())
+		require.ErrorIs(t, err, errAgentNotSocket)
+		_, err = os.Lstat(a.sock)
+		assert.ErrorIs(t, err, os.ErrNotExist, "the link is removed")
+		_ = ln.(*net.UnixListener).SetDeadline(time.Now().Add(100 * time.Millisecond))
+		_, err = ln.Accept()
+		assert.Error(t, err, "the host connected to the link's target")
+	})
 }

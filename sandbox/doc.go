@@ -40,7 +40,8 @@
 // socket in a private per-sandbox host directory. A warm exec then takes
 // milliseconds instead of tens of them (BENCHMARKS.md), and the result says what the
 // command's processes used ([ExecResult.Usage]). The agent runs as the
-// sandbox's user, adds no capability and holds no secret; each command gets
+// sandbox's user, adds no capability and holds no secret; no process in the
+// sandbox can reach its socket or trace it (it is non-dumpable); each command gets
 // a process group of its own under a subreaper shim, so a timeout kills
 // exactly the command's process tree without looking for markers. Where the
 // agent cannot run or be reached (a remote engine, Kubernetes, gVisor, an

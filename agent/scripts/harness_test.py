@@ -9,7 +9,11 @@ reports what the call returned or raised in a file, and the comparison with
 the expected value happens here, in pytest, whose verdict the library reads
 from pytest's own output. This process makes itself non-dumpable, so the
 children, which run as the same user, cannot open its standard output
-through /proc and write verdict lines into it.
+through /proc and write verdict lines into it, or trace it. It also installs
+a seccomp filter, which every child inherits, that makes ptrace,
+process_vm_readv, process_vm_writev and pidfd_getfd fail with EPERM: the
+code under test can trace no process at all, the launcher (which stays
+dumpable, see launch.py) included.
 """
 import ctypes
 import json
@@ -22,8 +26,45 @@ import time
 
 import pytest
 
+# Per architecture: the seccomp audit arch and the numbers of ptrace,
+# process_vm_readv, process_vm_writev and pidfd_getfd.
+_DENY = {"x86_64": (0xC000003E, (101, 310, 311, 438)), "aarch64": (0xC00000B7, (117, 270, 271, 438))}
+
+
+def deny_tracing(libc):
+    """Installs the seccomp filter of the module's doc; False where it cannot."""
+    import platform
+    import struct
+    arch = _DENY.get(platform.machine())
+    if arch is None:
+        return False
+    audit, nrs = arch
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, ...|BPF_JGE, BPF_RET|BPF_K
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    # A system call of another ABI (i386 through int 0x80, x32) is refused
+    # whole: its numbers differ.
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, audit), (ret, 0, 0, deny), (ld, 0, 0, 0)]
+    checks = ([(jge, 0x40000000)] if audit == 0xC000003E else []) + [(jeq, nr) for nr in nrs]
+    for i, (op, k) in enumerate(checks):
+        prog.append((op, len(checks) - i, 0, k))  # on a match, past the rest and ALLOW
+    prog += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    buf = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *ins) for ins in prog))
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Prog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    ulong = ctypes.c_ulong
+    if libc.prctl(38, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:  # PR_SET_NO_NEW_PRIVS
+        return False
+    # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    return libc.prctl(22, ulong(2), ctypes.byref(fprog), ulong(0), ulong(0)) == 0
+
+
 try:
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    _libc = ctypes.CDLL(None)
+    _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    deny_tracing(_libc)
 except Exception:  # noqa: BLE001 - best effort on libcs without prctl
     pass
 

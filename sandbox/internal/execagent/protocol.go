@@ -2,7 +2,8 @@
 // host's client for it.
 //
 // The agent listens on a Unix socket in a directory that the host mounts into
-// the sandbox. Each connection runs one command. Both sides speak in frames:
+// the sandbox; the host moves the socket out of that directory as soon as it
+// appears, so that only the host can connect. Each connection runs one command. Both sides speak in frames:
 // one byte of type, four bytes of big-endian payload length, the payload.
 //
 //	host  -> agent: Start (JSON StartRequest), then Stdin data, StdinEOF, Kill

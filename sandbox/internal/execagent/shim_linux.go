@@ -10,7 +10,29 @@ import (
 	"syscall"
 )
 
-const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
+// linux/prctl.h
+const (
+	prSetDumpable       = 4  // PR_SET_DUMPABLE
+	prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER
+)
+
+// Undumpable makes the calling process non-dumpable. The agent and the shim
+// judge the commands they run: they hold the pipes of a command's output and
+// report its exit status. A command runs as the same user, and the kernel
+// lets a process of the same user ptrace another (Docker's default seccomp
+// profile allows ptrace, and containers have no Yama), write its memory
+// through /proc/PID/mem or process_vm_writev, open its descriptors through
+// /proc/PID/fd or take them with pidfd_getfd, all of which would let the
+// command rewrite its own result. Every one of these checks
+// ptrace_may_access, which refuses a non-dumpable target to a caller without
+// CAP_SYS_PTRACE, and sandboxes drop every capability. An execve resets the
+// flag, so the commands the shim starts are dumpable as before.
+func Undumpable() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
 
 // Shim runs commands for the agent, one at a time, and returns the shim's
 // exit code. The agent starts it with a control socket at fd 3 and sends

@@ -21,6 +21,13 @@ import (
 )
 
 func main() {
+	// Before anything else: commands of the sandbox's user must not be able
+	// to trace the agent or its shims (see execagent.Undumpable). Without
+	// it the agent does not run, and the host uses the engine's exec.
+	if err := execagent.Undumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, "swebox-agent: make the process non-dumpable:", err)
+		os.Exit(1)
+	}
 	if len(os.Args) == 2 && os.Args[1] == execagent.ShimArg {
 		os.Exit(execagent.Shim())
 	}
@@ -52,12 +59,13 @@ func serve(socket string) error {
 	// The threads exist before the host can send a command.
 	execagent.HoldThreads(execagent.AgentTasks)
 	_ = os.Remove(socket)
+	// Only the sandbox's user may connect. The socket is made private as it
+	// is bound, not chmod-ed after: the host moves it out of the sandbox's
+	// reach as soon as it appears (see sandbox's agent.go).
+	old := syscall.Umask(0o177)
 	ln, err := net.Listen("unix", socket)
+	syscall.Umask(old)
 	if err != nil {
-		return err
-	}
-	// Only the sandbox's user may connect; the directory is private too.
-	if err := os.Chmod(socket, 0o600); err != nil {
 		return err
 	}
 	s := &execagent.Server{Self: self}
