@@ -87,10 +87,31 @@ func TestKubeDemo(t *testing.T) {
 	assert.Zero(t, runPods(t, runID), "the run left pods behind")
 }
 
-// An image the nodes lack is an infrastructure failure (image_missing),
-// never a verdict on the prediction: whether the first pod of the run (the
-// network isolation probe) or an instance's own pod meets it.
-func TestKubeImageMissing(t *testing.T) {
+// A namespace that does not exist stops the demo before any instance runs,
+// naming the namespace and the command that creates it; nothing is written
+// for the run and no pod is made.
+func TestKubeMissingNamespace(t *testing.T) {
+	cfg := kubetest.Kubeconfig(t)
+	ns := fmt.Sprintf("swebox-absent-%d", time.Now().UnixNano()%1e9)
+	logDir := t.TempDir()
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"demo", "--log_dir", logDir, "--run_id", "kube-nons-" + testenv.Session(t),
+		"--kubeconfig", cfg, "--kube_namespace", ns}, nil, &out, &out)
+	t.Log(out.String())
+	require.Equal(t, exitFailure, code)
+	assert.Contains(t, out.String(), fmt.Sprintf("namespace %q does not exist", ns))
+	assert.Contains(t, out.String(), "kubectl --kubeconfig "+cfg+" create namespace "+ns+"\n")
+	assert.NotContains(t, out.String(), "outcomes:", "no instance ran")
+	_, err := os.Stat(filepath.Join(logDir, "run_evaluation"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing of the run was written")
+}
+
+// An image the nodes cannot get is an infrastructure failure, never a
+// verdict on the prediction: whether the first pod of the run (the network
+// isolation probe) or an instance's own pod meets it. The nodes try to pull
+// it (imagePullPolicy IfNotPresent) and no registry has it, so it is
+// image_pull_failed, with the node's account of the registry's answer.
+func TestKubePullFailed(t *testing.T) {
 	args := kubeArgs(t)
 	ds, preds, repos := exportDemoT(t)
 	img := os.Getenv("SWEBOX_TEST_IMAGE")
@@ -106,11 +127,11 @@ func TestKubeImageMissing(t *testing.T) {
 		want  map[string]string
 	}{
 		{name: "first pod", flags: []string{"-i", "swebox__demo-1", "--image", missing},
-			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeImageMissing)}},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeImagePullFailed)}},
 		// One worker: swebox__demo-1's pod proves the isolation, then
 		// swebox__demo-7's own pod cannot start.
 		{name: "instance pod", flags: []string{"-i", "swebox__demo-1", "swebox__demo-7", "--image_map", imageMap, "--max_workers", "1"},
-			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeResolved), "swebox__demo-7": string(swebench.OutcomeImageMissing)}},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeResolved), "swebox__demo-7": string(swebench.OutcomeImagePullFailed)}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,6 +144,15 @@ func TestKubeImageMissing(t *testing.T) {
 			require.Equal(t, exitOK, code)
 			rep := readRunReport(t, filepath.Join(logDir, demoModel+"."+runID+".json"))
 			assert.Equal(t, tc.want, rep.Outcomes)
+			for id, o := range tc.want {
+				if o != string(swebench.OutcomeImagePullFailed) {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"))
+				require.NoError(t, err)
+				assert.Contains(t, string(b), "pulling it failed", "%s: the log says the pull failed", id)
+				assert.Contains(t, string(b), "ErrImagePull", "%s: the log carries the node's answer", id)
+			}
 			assert.Empty(t, rep.UnresolvedIDs, "a missing image is never the model's failure")
 			assert.Zero(t, runPods(t, runID))
 			assert.NotContains(t, out.String(), "could not reach", "a missing image is not reported as a network failure")

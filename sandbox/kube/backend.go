@@ -54,9 +54,20 @@ func (k *Backend) forget(id string) {
 
 func (k *Backend) Host() string { return k.rc.Host }
 
+// Ping checks that the API server answers and that the namespace exists
+// (a *NamespaceError when it does not), so that a run is refused before it
+// starts anything. A caller that may not read namespaces learns of a
+// missing one from its first pod instead.
 func (k *Backend) Ping(ctx context.Context) error {
 	if _, err := k.cs.Discovery().ServerVersion(); err != nil {
 		return kubeErr("read server version", err)
+	}
+	_, err := k.cs.CoreV1().Namespaces().Get(ctx, k.ns, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+	case err != nil && !apierrors.IsForbidden(err):
+		return kubeErr("read namespace", err)
 	}
 	return nil
 }

@@ -75,6 +75,25 @@ func (e *ClusterError) Unwrap() []error {
 	return []error{e.Err}
 }
 
+// ErrNamespaceNotFound: the namespace the backend runs pods in does not
+// exist; an *NamespaceError names it.
+var ErrNamespaceNotFound = errors.New("kubernetes namespace not found")
+
+// NamespaceError reports that the namespace the backend runs pods in does
+// not exist on the cluster. Nothing is created in it, so it is refused
+// before any sandbox: Ping checks it, and so does the first pod.
+type NamespaceError struct {
+	Namespace  string
+	Kubeconfig string // the file the backend was made from
+}
+
+func (e *NamespaceError) Error() string {
+	return fmt.Sprintf("kubernetes namespace %q does not exist; create it first: kubectl --kubeconfig %s create namespace %s",
+		e.Namespace, e.Kubeconfig, e.Namespace)
+}
+
+func (e *NamespaceError) Unwrap() error { return ErrNamespaceNotFound }
+
 // PodError reports a sandbox pod that failed to start or stopped.
 type PodError struct {
 	Pod    string
@@ -107,6 +126,7 @@ type Backend struct {
 	cs      kubernetes.Interface
 	rc      *rest.Config
 	ns      string
+	config  string // the kubeconfig file
 	log     *slog.Logger
 	pull    corev1.PullPolicy
 	trustNP bool // the caller relaxed the egress proof
@@ -160,7 +180,7 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 		return nil, fmt.Errorf("kube: kubernetes client: %w", err)
 	}
 	return &Backend{
-		cs: cs, rc: rc, ns: cfg.namespace, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
+		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
 		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace,
 		proven: map[string]bool{}, pods: map[string]*podInfo{},
 	}, nil
@@ -190,6 +210,9 @@ func (k *Backend) ensurePolicy(ctx context.Context, labels map[string]string) er
 		},
 	}
 	_, err := k.cs.NetworkingV1().NetworkPolicies(k.ns).Create(ctx, np, metav1.CreateOptions{})
+	if apierrors.IsNotFound(err) {
+		return &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return k.apiErr("create NetworkPolicy", err)
 	}
@@ -377,6 +400,10 @@ func (k *Backend) createPod(ctx context.Context, pod *corev1.Pod, running bool) 
 			time.Sleep(time.Second)
 			created, err = k.cs.CoreV1().Pods(k.ns).Create(cctx, pod, metav1.CreateOptions{})
 		}
+		if apierrors.IsNotFound(err) {
+			// The only object a pod's creation needs is its namespace.
+			return "", &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+		}
 		if err != nil {
 			return "", k.apiErr("create pod", err)
 		}
@@ -415,7 +442,9 @@ func podState(p *corev1.Pod) (ok bool, err error) {
 	for _, cs := range all {
 		if w := cs.State.Waiting; w != nil {
 			switch w.Reason {
-			case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+			case "ErrImagePull", "ImagePullBackOff":
+				return false, pullError(p, cs, w)
+			case "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
 				return false, perr(w.Reason, w.Message)
 			}
 		}
@@ -428,6 +457,34 @@ func podState(p *corev1.Pod) (ok bool, err error) {
 	}
 	return false, nil
 }
+
+// pullError is a container whose image the node failed to pull: a
+// *sandbox.ImageError whose PullErr is the *PodError carrying the node's
+// account of the registry's answer, so that callers tell a failed pull
+// (sandbox.ErrImageNotFound with a PullErr) from an image that is merely
+// absent. A registry's rate limit also matches sandbox.ErrRateLimited; the
+// kubelet passes on only the registry's text, so that is what is read, as
+// the Docker backend reads the engine's.
+func pullError(p *corev1.Pod, cs corev1.ContainerStatus, w *corev1.ContainerStateWaiting) error {
+	image := cs.Image
+	for _, c := range append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...) {
+		if c.Name == cs.Name {
+			image = c.Image
+		}
+	}
+	var err error = &PodError{Pod: p.Name, Node: p.Spec.NodeName, Reason: w.Reason, Detail: w.Message}
+	msg := strings.ToLower(w.Message)
+	if strings.Contains(msg, "toomanyrequests") || strings.Contains(msg, "429 too many requests") {
+		err = &rateLimitError{err: err}
+	}
+	return &sandbox.ImageError{Image: image, PullErr: err}
+}
+
+// rateLimitError is a pull a registry refused for its rate limit.
+type rateLimitError struct{ err error }
+
+func (e *rateLimitError) Error() string   { return e.err.Error() }
+func (e *rateLimitError) Unwrap() []error { return []error{sandbox.ErrRateLimited, e.err} }
 
 // waitRunning waits until the pod's sandbox container runs.
 func (k *Backend) waitRunning(ctx context.Context, name string) error {
@@ -443,7 +500,10 @@ func (k *Backend) waitDone(ctx context.Context, name string) (*corev1.Pod, error
 			return true, nil
 		}
 		for _, cs := range p.Status.ContainerStatuses {
-			if w := cs.State.Waiting; w != nil && (w.Reason == "ErrImageNeverPull" || w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff") {
+			if w := cs.State.Waiting; w != nil && (w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff") {
+				return false, pullError(p, cs, w)
+			}
+			if w := cs.State.Waiting; w != nil && w.Reason == "ErrImageNeverPull" {
 				return false, &PodError{Pod: p.Name, Node: p.Spec.NodeName, Reason: w.Reason, Detail: w.Message}
 			}
 		}
