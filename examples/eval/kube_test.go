@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,10 +31,21 @@ func kubeArgs(t *testing.T) []string {
 	return []string{"--kubeconfig", cfg, "--kube_namespace", kubetest.Namespace}
 }
 
-// runPods counts the pods of a run still in the test namespace.
+// runPods counts the pods of a run still in the test namespace: those whose
+// annotation holds the run id exactly (the label holds a hash of an id that
+// is no valid label value).
 func runPods(t *testing.T, runID string) int {
 	t.Helper()
-	return countPods(t, swebench.LabelRun+"="+runID)
+	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: swebench.LabelRun})
+	require.NoError(t, err)
+	n := 0
+	for _, p := range pods.Items {
+		if p.Annotations[swebench.LabelRun] == runID {
+			n++
+		}
+	}
+	return n
 }
 
 // countPods counts the pods in the test namespace that match selector.
@@ -160,25 +172,36 @@ func TestKubePullFailed(t *testing.T) {
 	}
 }
 
-// eval prune --run_id removes the pods a run left.
+// eval prune --run_id removes the pods of that run and of no other, also
+// where Kubernetes' label values cannot hold the run ids as they are: ids
+// that differ only past the 63rd character, and ids that differ only in a
+// character a label value may not have.
 func TestKubePrune(t *testing.T) {
 	args := kubeArgs(t)
-	runID := "kube-prune-" + testenv.Session(t)
 	c := kubetest.Client(t)
 	img := os.Getenv("SWEBOX_TEST_IMAGE")
 	if img == "" {
 		img = swebench.DefaultImage
 	}
-	for range 2 {
-		_, err := c.Create(context.Background(), sandbox.Spec{Image: img, Labels: map[string]string{swebench.LabelRun: runID}})
-		require.NoError(t, err)
+	long := "kube-prune-" + testenv.Session(t) + strings.Repeat("-x", 30)
+	runs := []string{long + "__attempt-1", long + "__attempt-2", "exp:1-" + testenv.Session(t), "exp_1-" + testenv.Session(t)}
+	for _, r := range runs {
+		for range 2 {
+			_, err := c.Create(context.Background(), sandbox.Spec{Image: img, Labels: map[string]string{swebench.LabelRun: r}, Relax: sandbox.Relax{Network: "pod"}})
+			require.NoError(t, err)
+		}
+		require.Equal(t, 2, runPods(t, r))
 	}
-	require.Equal(t, 2, runPods(t, runID))
-	var out bytes.Buffer
-	code := run(context.Background(), append([]string{"prune", "--run_id", runID}, args...), nil, &out, &out)
-	require.Equal(t, exitOK, code, out.String())
-	assert.Contains(t, out.String(), "removed 2 pods")
-	assert.Zero(t, runPods(t, runID))
+	for i, r := range runs {
+		var out bytes.Buffer
+		code := run(context.Background(), append([]string{"prune", "--run_id", r}, args...), nil, &out, &out)
+		require.Equal(t, exitOK, code, out.String())
+		assert.Contains(t, out.String(), "removed 2 pods", r)
+		assert.Zero(t, runPods(t, r), r)
+		for _, other := range runs[i+1:] {
+			assert.Equal(t, 2, runPods(t, other), "pruning %s removed pods of %s", r, other)
+		}
+	}
 }
 
 // SIGINT to the eval process in the middle of a run on the cluster: it

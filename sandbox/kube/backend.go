@@ -107,16 +107,12 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		// pod of a node alike.
 		return "", &sandbox.SpecError{Field: "sandbox.Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", sandbox.DefaultPidsLimit)}
 	}
-	lbl := make(map[string]string, len(req.Labels))
-	for key, v := range req.Labels {
-		lbl[key] = kubeLabelValue(v)
-	}
 	if s.Relax.Network == "" {
-		if err := k.proveIsolation(ctx, s.Image, lbl); err != nil {
+		if err := k.proveIsolation(ctx, s.Image, req.Labels); err != nil {
 			return "", err
 		}
 	}
-	pod, err := podFor(s, seam.Keepalive, lbl, k.pull)
+	pod, err := podFor(s, seam.Keepalive, req.Labels, k.pull)
 	if err != nil {
 		return "", err
 	}
@@ -368,7 +364,7 @@ func (k *Backend) List(ctx context.Context, want map[string]string) ([]seam.Obje
 		if v == "" {
 			r, err = labels.NewRequirement(key, "exists", nil)
 		} else {
-			r, err = labels.NewRequirement(key, "=", []string{kubeLabelValue(v)})
+			r, err = labels.NewRequirement(key, "=", []string{labelValue(v)})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list pods: label %s: %w", key, err)
@@ -381,7 +377,13 @@ func (k *Backend) List(ctx context.Context, want map[string]string) ([]seam.Obje
 	}
 	objs := make([]seam.Object, 0, len(pods.Items))
 	for _, p := range pods.Items {
-		objs = append(objs, seam.Object{Kind: "sandbox", ID: p.Name, Name: p.Name, Labels: p.Labels})
+		// The selector matched label values, which may stand for other
+		// values too: only the exact ones count.
+		exact := exactLabels(p.ObjectMeta)
+		if !matches(exact, want) {
+			continue
+		}
+		objs = append(objs, seam.Object{Kind: "sandbox", ID: p.Name, Name: p.Name, Labels: exact})
 	}
 	return objs, nil
 }

@@ -203,7 +203,7 @@ func (k *Backend) apiErr(op string, err error) error {
 // labelled swebox.network=none, if it is missing.
 func (k *Backend) ensurePolicy(ctx context.Context, labels map[string]string) error {
 	np := &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{sandbox.LabelManaged: labels[sandbox.LabelManaged]}},
+		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{sandbox.LabelManaged: labelValue(labels[sandbox.LabelManaged])}},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNetwork: "none"}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
