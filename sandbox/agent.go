@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -160,9 +162,7 @@ const sockSubdir = "sock"
 // the socket directory is that user's, who must own it to create the socket,
 // and the directory that holds it the host user's alone.
 func (h *agentHost) newSandboxAgent(session string, uid, gid int) (*sandboxAgent, error) {
-	// The session only makes the name readable; a short prefix of it keeps
-	// the socket's path within a Unix socket address.
-	dir, err := os.MkdirTemp(h.base, session[:min(len(session), 16)]+"-")
+	dir, err := os.MkdirTemp(h.base, agentDirPrefix(session)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("make agent socket directory: %w", err)
 	}
@@ -518,6 +518,21 @@ func removeAgentDir(name string) error {
 // pruneAgentDirs removes the socket directories of a session (of every
 // session when all is set) that are older than agentDirMinAge: those of
 // sandboxes that were never created. Those of sandboxes go with them.
+// agentDirPrefix begins the names of a session's socket directories: a
+// short readable prefix of the session, to keep the socket's path within a
+// Unix socket address, and a hash of all of it, so that a session's prune
+// finds its own directories and no other session's.
+func agentDirPrefix(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	readable := strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_') {
+			return r
+		}
+		return '_'
+	}, session[:min(len(session), 8)])
+	return readable + "." + hex.EncodeToString(sum[:4])
+}
+
 func pruneAgentDirs(session string, all bool) error {
 	base := agentBase()
 	entries, err := os.ReadDir(base)
@@ -531,7 +546,7 @@ func pruneAgentDirs(session string, all bool) error {
 	for _, e := range entries {
 		name := e.Name()
 		i := strings.LastIndexByte(name, '-')
-		if !e.IsDir() || i < 0 || (!all && name[:i] != session) {
+		if !e.IsDir() || i < 0 || (!all && name[:i] != agentDirPrefix(session)) {
 			continue
 		}
 		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < agentDirMinAge {

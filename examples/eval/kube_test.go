@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,10 +31,21 @@ func kubeArgs(t *testing.T) []string {
 	return []string{"--kubeconfig", cfg, "--kube_namespace", kubetest.Namespace}
 }
 
-// runPods counts the pods of a run still in the test namespace.
+// runPods counts the pods of a run still in the test namespace: those whose
+// annotation holds the run id exactly (the label holds a hash of an id that
+// is no valid label value).
 func runPods(t *testing.T, runID string) int {
 	t.Helper()
-	return countPods(t, swebench.LabelRun+"="+runID)
+	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: swebench.LabelRun})
+	require.NoError(t, err)
+	n := 0
+	for _, p := range pods.Items {
+		if p.Annotations[swebench.LabelRun] == runID {
+			n++
+		}
+	}
+	return n
 }
 
 // countPods counts the pods in the test namespace that match selector.
@@ -87,10 +99,31 @@ func TestKubeDemo(t *testing.T) {
 	assert.Zero(t, runPods(t, runID), "the run left pods behind")
 }
 
-// An image the nodes lack is an infrastructure failure (image_missing),
-// never a verdict on the prediction: whether the first pod of the run (the
-// network isolation probe) or an instance's own pod meets it.
-func TestKubeImageMissing(t *testing.T) {
+// A namespace that does not exist stops the demo before any instance runs,
+// naming the namespace and the command that creates it; nothing is written
+// for the run and no pod is made.
+func TestKubeMissingNamespace(t *testing.T) {
+	cfg := kubetest.Kubeconfig(t)
+	ns := fmt.Sprintf("swebox-absent-%d", time.Now().UnixNano()%1e9)
+	logDir := t.TempDir()
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"demo", "--log_dir", logDir, "--run_id", "kube-nons-" + testenv.Session(t),
+		"--kubeconfig", cfg, "--kube_namespace", ns}, nil, &out, &out)
+	t.Log(out.String())
+	require.Equal(t, exitFailure, code)
+	assert.Contains(t, out.String(), fmt.Sprintf("namespace %q does not exist", ns))
+	assert.Contains(t, out.String(), "kubectl --kubeconfig "+cfg+" create namespace "+ns+"\n")
+	assert.NotContains(t, out.String(), "outcomes:", "no instance ran")
+	_, err := os.Stat(filepath.Join(logDir, "run_evaluation"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing of the run was written")
+}
+
+// An image the nodes cannot get is an infrastructure failure, never a
+// verdict on the prediction: whether the first pod of the run (the network
+// isolation probe) or an instance's own pod meets it. The nodes try to pull
+// it (imagePullPolicy IfNotPresent) and no registry has it, so it is
+// image_pull_failed, with the node's account of the registry's answer.
+func TestKubePullFailed(t *testing.T) {
 	args := kubeArgs(t)
 	ds, preds, repos := exportDemoT(t)
 	img := os.Getenv("SWEBOX_TEST_IMAGE")
@@ -106,11 +139,11 @@ func TestKubeImageMissing(t *testing.T) {
 		want  map[string]string
 	}{
 		{name: "first pod", flags: []string{"-i", "swebox__demo-1", "--image", missing},
-			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeImageMissing)}},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeImagePullFailed)}},
 		// One worker: swebox__demo-1's pod proves the isolation, then
 		// swebox__demo-7's own pod cannot start.
 		{name: "instance pod", flags: []string{"-i", "swebox__demo-1", "swebox__demo-7", "--image_map", imageMap, "--max_workers", "1"},
-			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeResolved), "swebox__demo-7": string(swebench.OutcomeImageMissing)}},
+			want: map[string]string{"swebox__demo-1": string(swebench.OutcomeResolved), "swebox__demo-7": string(swebench.OutcomeImagePullFailed)}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,6 +156,15 @@ func TestKubeImageMissing(t *testing.T) {
 			require.Equal(t, exitOK, code)
 			rep := readRunReport(t, filepath.Join(logDir, demoModel+"."+runID+".json"))
 			assert.Equal(t, tc.want, rep.Outcomes)
+			for id, o := range tc.want {
+				if o != string(swebench.OutcomeImagePullFailed) {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(logDir, "run_evaluation", runID, demoModel, id, "run_instance.log"))
+				require.NoError(t, err)
+				assert.Contains(t, string(b), "pulling it failed", "%s: the log says the pull failed", id)
+				assert.Contains(t, string(b), "ErrImagePull", "%s: the log carries the node's answer", id)
+			}
 			assert.Empty(t, rep.UnresolvedIDs, "a missing image is never the model's failure")
 			assert.Zero(t, runPods(t, runID))
 			assert.NotContains(t, out.String(), "could not reach", "a missing image is not reported as a network failure")
@@ -130,25 +172,36 @@ func TestKubeImageMissing(t *testing.T) {
 	}
 }
 
-// eval prune --run_id removes the pods a run left.
+// eval prune --run_id removes the pods of that run and of no other, also
+// where Kubernetes' label values cannot hold the run ids as they are: ids
+// that differ only past the 63rd character, and ids that differ only in a
+// character a label value may not have.
 func TestKubePrune(t *testing.T) {
 	args := kubeArgs(t)
-	runID := "kube-prune-" + testenv.Session(t)
 	c := kubetest.Client(t)
 	img := os.Getenv("SWEBOX_TEST_IMAGE")
 	if img == "" {
 		img = swebench.DefaultImage
 	}
-	for range 2 {
-		_, err := c.Create(context.Background(), sandbox.Spec{Image: img, Labels: map[string]string{swebench.LabelRun: runID}})
-		require.NoError(t, err)
+	long := "kube-prune-" + testenv.Session(t) + strings.Repeat("-x", 30)
+	runs := []string{long + "__attempt-1", long + "__attempt-2", "exp:1-" + testenv.Session(t), "exp_1-" + testenv.Session(t)}
+	for _, r := range runs {
+		for range 2 {
+			_, err := c.Create(context.Background(), sandbox.Spec{Image: img, Labels: map[string]string{swebench.LabelRun: r}, Relax: sandbox.Relax{Network: "pod"}})
+			require.NoError(t, err)
+		}
+		require.Equal(t, 2, runPods(t, r))
 	}
-	require.Equal(t, 2, runPods(t, runID))
-	var out bytes.Buffer
-	code := run(context.Background(), append([]string{"prune", "--run_id", runID}, args...), nil, &out, &out)
-	require.Equal(t, exitOK, code, out.String())
-	assert.Contains(t, out.String(), "removed 2 pods")
-	assert.Zero(t, runPods(t, runID))
+	for i, r := range runs {
+		var out bytes.Buffer
+		code := run(context.Background(), append([]string{"prune", "--run_id", r}, args...), nil, &out, &out)
+		require.Equal(t, exitOK, code, out.String())
+		assert.Contains(t, out.String(), "removed 2 pods", r)
+		assert.Zero(t, runPods(t, r), r)
+		for _, other := range runs[i+1:] {
+			assert.Equal(t, 2, runPods(t, other), "pruning %s removed pods of %s", r, other)
+		}
+	}
 }
 
 // SIGINT to the eval process in the middle of a run on the cluster: it

@@ -54,9 +54,20 @@ func (k *Backend) forget(id string) {
 
 func (k *Backend) Host() string { return k.rc.Host }
 
+// Ping checks that the API server answers and that the namespace exists
+// (a *NamespaceError when it does not), so that a run is refused before it
+// starts anything. A caller that may not read namespaces learns of a
+// missing one from its first pod instead.
 func (k *Backend) Ping(ctx context.Context) error {
 	if _, err := k.cs.Discovery().ServerVersion(); err != nil {
 		return kubeErr("read server version", err)
+	}
+	_, err := k.cs.CoreV1().Namespaces().Get(ctx, k.ns, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+	case err != nil && !apierrors.IsForbidden(err):
+		return kubeErr("read namespace", err)
 	}
 	return nil
 }
@@ -96,18 +107,19 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		// pod of a node alike.
 		return "", &sandbox.SpecError{Field: "sandbox.Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", sandbox.DefaultPidsLimit)}
 	}
-	lbl := make(map[string]string, len(req.Labels))
-	for key, v := range req.Labels {
-		lbl[key] = kubeLabelValue(v)
-	}
+	var proven []string
 	if s.Relax.Network == "" {
-		if err := k.proveIsolation(ctx, s.Image, lbl); err != nil {
+		var err error
+		if proven, err = k.proveIsolation(ctx, s.Image, req.Labels); err != nil {
 			return "", err
 		}
 	}
-	pod, err := podFor(s, seam.Keepalive, lbl, k.pull)
+	pod, err := podFor(s, seam.Keepalive, req.Labels, k.pull)
 	if err != nil {
 		return "", err
+	}
+	if len(proven) > 0 {
+		onlyNodes(pod, proven)
 	}
 	avoidNodes(pod, k.lostNodes())
 	name, err := k.createPod(ctx, pod, false)
@@ -357,7 +369,7 @@ func (k *Backend) List(ctx context.Context, want map[string]string) ([]seam.Obje
 		if v == "" {
 			r, err = labels.NewRequirement(key, "exists", nil)
 		} else {
-			r, err = labels.NewRequirement(key, "=", []string{kubeLabelValue(v)})
+			r, err = labels.NewRequirement(key, "=", []string{labelValue(v)})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list pods: label %s: %w", key, err)
@@ -370,7 +382,13 @@ func (k *Backend) List(ctx context.Context, want map[string]string) ([]seam.Obje
 	}
 	objs := make([]seam.Object, 0, len(pods.Items))
 	for _, p := range pods.Items {
-		objs = append(objs, seam.Object{Kind: "sandbox", ID: p.Name, Name: p.Name, Labels: p.Labels})
+		// The selector matched label values, which may stand for other
+		// values too: only the exact ones count.
+		exact := exactLabels(p.ObjectMeta)
+		if !matches(exact, want) {
+			continue
+		}
+		objs = append(objs, seam.Object{Kind: "sandbox", ID: p.Name, Name: p.Name, Labels: exact})
 	}
 	return objs, nil
 }

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/sandbox/internal/seam"
@@ -14,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Names and labels of the objects the Kubernetes backend creates.
@@ -40,7 +43,8 @@ const (
 	kubeSeedMount  = "/swebox-seed"
 )
 
-// podFor translates a defaulted, valid spec into a Pod. Each hardening
+// podFor translates a defaulted, valid spec into a Pod labelled with labels
+// (see labelsFor). Each hardening
 // default maps to a field; what has no field (pids, open files, file size)
 // is enforced as described where it is applied.
 //
@@ -67,10 +71,7 @@ func podFor(s sandbox.Spec, cmd []string, labels map[string]string, pull corev1.
 	no, yes := false, true
 	u, g := int64(uid), int64(gid)
 	nonRoot := uid != 0
-	podLabels := map[string]string{}
-	for k, v := range labels {
-		podLabels[k] = v
-	}
+	podLabels, annotations := labelsFor(labels)
 	podLabels[LabelNetwork] = "none"
 	if s.Relax.Network != "" {
 		podLabels[LabelNetwork] = "open"
@@ -161,7 +162,7 @@ func podFor(s sandbox.Spec, cmd []string, labels map[string]string, pull corev1.
 		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: path.Clean(m.Target), ReadOnly: m.ReadOnly})
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "swebox-", Labels: podLabels},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "swebox-", Labels: podLabels, Annotations: annotations},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			AutomountServiceAccountToken:  &no,
@@ -261,9 +262,18 @@ func resources(memLimit, cpuLimit, memReq, cpuReq *resource.Quantity) corev1.Res
 	}
 }
 
-// kubeLabelValue makes v a valid label value: at most 63 characters of
-// [A-Za-z0-9-_.], starting and ending with an alphanumeric.
-func kubeLabelValue(v string) string {
+// labelValue is the label value that stands for v: v itself when it is a
+// valid label value, else a readable prefix of v and a hash of all of it.
+// Kubernetes caps label values at 63 characters of [A-Za-z0-9-_.], so
+// cutting and replacing alone would make distinct values one ("exp:1" and
+// "exp_1", or two long run ids that differ only at the end), and a selector
+// of one would select the other's pods. The full value goes into an
+// annotation of the same key (labelsFor), which List compares before it
+// returns a pod.
+func labelValue(v string) string {
+	if len(validation.IsValidLabelValue(v)) == 0 {
+		return v
+	}
 	b := []byte(v)
 	for i, c := range b {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
@@ -271,9 +281,49 @@ func kubeLabelValue(v string) string {
 			b[i] = '_'
 		}
 	}
-	out := strings.Trim(string(b), "-_.")
-	if len(out) > 63 {
-		out = strings.Trim(out[:63], "-_.")
+	sum := sha256.Sum256([]byte(v))
+	h := "h" + hex.EncodeToString(sum[:8])
+	prefix := strings.Trim(string(b[:min(len(b), 63-len(h)-1)]), "-_.")
+	if prefix == "" {
+		return h
+	}
+	return prefix + "-" + h
+}
+
+// labelsFor returns the labels that stand for want and the annotations
+// that hold its exact values.
+func labelsFor(want map[string]string) (labels, annotations map[string]string) {
+	labels = make(map[string]string, len(want))
+	annotations = make(map[string]string, len(want))
+	for k, v := range want {
+		labels[k] = labelValue(v)
+		annotations[k] = v
+	}
+	return labels, annotations
+}
+
+// exactLabels returns the values that labelsFor encoded in meta: the
+// annotation where there is one, else the label (objects of older versions
+// carry only labels, valid ones verbatim).
+func exactLabels(meta metav1.ObjectMeta) map[string]string {
+	out := make(map[string]string, len(meta.Labels))
+	for k, v := range meta.Labels {
+		if full, ok := meta.Annotations[k]; ok && labelValue(full) == v {
+			v = full
+		}
+		out[k] = v
 	}
 	return out
+}
+
+// matches reports whether the exact labels have every value of want; an
+// empty value in want matches any value of its key.
+func matches(exact, want map[string]string) bool {
+	for k, v := range want {
+		got, ok := exact[k]
+		if !ok || v != "" && got != v {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func TestPodForMapsEachDefault(t *testing.T) {
@@ -129,16 +131,44 @@ func TestPodForSeeder(t *testing.T) {
 	}
 }
 
-func TestKubeLabelValue(t *testing.T) {
-	type testCase struct{ in, want string }
-	for _, tc := range []testCase{
-		{"t-TestX-120000.000001", "t-TestX-120000.000001"},
-		{"a/b:c", "a_b_c"},
-		{"-x-", "x"},
-		{string(make([]byte, 70)), ""},
-	} {
-		assert.Equal(t, tc.want, kubeLabelValue(tc.in), tc.in)
+// Label values stand for exact values: valid ones verbatim, others by a
+// hash, so that values Kubernetes would cut or rewrite alike stay apart;
+// List then compares the annotations that hold the full values.
+func TestLabelValue(t *testing.T) {
+	long := strings.Repeat("sweb-lite-gold-", 5) + "2026-11-27"
+	type testCase struct {
+		name     string
+		a, b     string // distinct values whose labels must differ
+		verbatim bool   // a is a valid label value, kept as it is
 	}
+	for _, tc := range []testCase{
+		{name: "valid", a: "t-TestX-120000.000001", b: "t-TestX-120000.000002", verbatim: true},
+		{name: "replaced characters", a: "exp:1", b: "exp_1"},
+		{name: "cut at 63", a: long + "__attempt-1", b: long + "__attempt-2"},
+		{name: "nothing readable", a: string(make([]byte, 70)), b: string(make([]byte, 71))},
+		{name: "slashes", a: "a/b", b: "a_b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			la, lb := labelValue(tc.a), labelValue(tc.b)
+			assert.NotEqual(t, la, lb)
+			for _, l := range []string{la, lb} {
+				assert.Empty(t, validation.IsValidLabelValue(l), l)
+			}
+			assert.Equal(t, tc.verbatim, la == tc.a)
+			labels, ann := labelsFor(map[string]string{"swebox.run": tc.a})
+			meta := metav1.ObjectMeta{Labels: labels, Annotations: ann}
+			exact := exactLabels(meta)
+			assert.Equal(t, tc.a, exact["swebox.run"])
+			assert.True(t, matches(exact, map[string]string{"swebox.run": tc.a}))
+			assert.False(t, matches(exact, map[string]string{"swebox.run": tc.b}))
+			assert.True(t, matches(exact, map[string]string{"swebox.run": ""}))
+			assert.False(t, matches(exact, map[string]string{"swebox.session": ""}))
+		})
+	}
+	// An annotation that does not belong to its label (edited by hand) is
+	// not believed.
+	meta := metav1.ObjectMeta{Labels: map[string]string{"swebox.run": "exp_1"}, Annotations: map[string]string{"swebox.run": "exp:1"}}
+	assert.Equal(t, "exp_1", exactLabels(meta)["swebox.run"])
 }
 
 func TestAckWriter(t *testing.T) {

@@ -1,0 +1,172 @@
+package kube_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
+)
+
+// A namespace that does not exist is refused by Ping, before anything
+// runs, and by the first sandbox of a client that never pinged; the error
+// names the namespace and a command that creates it.
+func TestMissingNamespaceIsRefused(t *testing.T) {
+	cfg := kubetest.Kubeconfig(t)
+	ns := fmt.Sprintf("swebox-absent-%d", time.Now().UnixNano()%1e9)
+	b, err := kube.New(cfg, kube.WithNamespace(ns))
+	require.NoError(t, err)
+	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(b))
+	require.NoError(t, err)
+	defer c.Close()
+
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{name: "ping", call: func() error { return c.Ping(context.Background()) }},
+		{name: "create", call: func() error {
+			_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+			return err
+		}},
+		{name: "create with a network", call: func() error {
+			_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image(), Relax: sandbox.Relax{Network: "pod"}})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			require.ErrorIs(t, err, kube.ErrNamespaceNotFound)
+			var ne *kube.NamespaceError
+			require.ErrorAs(t, err, &ne)
+			assert.Equal(t, ns, ne.Namespace)
+			assert.Contains(t, err.Error(), "kubectl --kubeconfig "+cfg+" create namespace "+ns)
+			assert.NotErrorIs(t, err, sandbox.ErrEngineUnreachable)
+		})
+	}
+}
+
+// registry answers every manifest request with status and body, as a
+// registry that lacks an image (404) or limits pulls (429) does; the test
+// cluster's nodes run on this machine and pull from 127.0.0.1 over plain
+// HTTP. It returns the registry's host:port and how many manifest requests
+// it got.
+func registry(t *testing.T, status int, body string) (string, func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	reqs := make(chan struct{}, 1000)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		if strings.Contains(r.URL.Path, "/manifests/") {
+			select {
+			case reqs <- struct{}{}:
+			default:
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l.Addr().String(), func() int { return len(reqs) }
+}
+
+// An image the node cannot pull ends the sandbox's start with a
+// *sandbox.ImageError that carries the registry's answer (a failed pull, not
+// a missing image), and a 429 also matches sandbox.ErrRateLimited.
+func TestImagePullFailureCarriesTheRegistryAnswer(t *testing.T) {
+	b := kubetest.Backend(t, kube.WithUnprovenNetworkPolicy())
+	c := kubetest.ClientOf(t, b)
+	for _, tc := range []struct {
+		name        string
+		status      int
+		body        string
+		answer      string
+		rateLimited bool
+	}{
+		{name: "not found", status: http.StatusNotFound,
+			body:   `{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]}`,
+			answer: "not found"},
+		{name: "rate limit", status: http.StatusTooManyRequests,
+			body:   `{"errors":[{"code":"TOOMANYREQUESTS","message":"You have reached your pull rate limit."}]}`,
+			answer: "429 Too Many Requests", rateLimited: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host, requests := registry(t, tc.status, tc.body)
+			image := host + "/swebox/unpullable:1"
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			_, err := c.Create(ctx, sandbox.Spec{Image: image})
+			require.Error(t, err)
+			var ie *sandbox.ImageError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, image, ie.Image)
+			require.Error(t, ie.PullErr, "a failed pull, not pulling disabled")
+			assert.Contains(t, ie.PullErr.Error(), tc.answer)
+			var pe *kube.PodError
+			require.ErrorAs(t, err, &pe)
+			assert.NotEmpty(t, pe.Node)
+			assert.Equal(t, tc.rateLimited, errors.Is(err, sandbox.ErrRateLimited))
+			assert.Positive(t, requests(), "the node asked the registry")
+		})
+	}
+}
+
+// A node that was not Ready when isolation was proven, or joined later, is
+// probed before a sandbox without a network may run there; until then the
+// sandboxes are held to the proven nodes.
+func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
+	nodes := kubetest.ReadyNodes(t)
+	if len(nodes) < 2 {
+		t.Skipf("needs two Ready nodes, the cluster has %v", nodes)
+	}
+	b := kubetest.Backend(t)
+	c := kubetest.ClientOf(t, b)
+	cs := kubetest.Clientset(t)
+	required := func(sb *sandbox.Sandbox) ([]string, string) {
+		p, err := cs.CoreV1().Pods(kubetest.Namespace).Get(context.Background(), sb.ID(), metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NotNil(t, p.Spec.Affinity, "a sandbox without a network is held to proven nodes")
+		ns := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		require.NotNil(t, ns)
+		var allowed []string
+		for _, term := range ns.NodeSelectorTerms {
+			for _, f := range term.MatchFields {
+				allowed = append(allowed, f.Values...)
+			}
+		}
+		return allowed, p.Spec.NodeName
+	}
+
+	late := nodes[1]
+	require.NoError(t, kube.SetNodeView(b, late))
+	first, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	allowed, ran := required(first)
+	assert.Equal(t, []string{nodes[0]}, allowed)
+	assert.Equal(t, nodes[0], ran)
+	assert.Equal(t, []string{nodes[0]}, kube.ProvenNodes(b), "a node that was not Ready is not probed yet")
+
+	kube.ClearNodeView(b)
+	second, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	allowed, _ = required(second)
+	assert.Equal(t, nodes, allowed)
+	assert.Equal(t, nodes, kube.ProvenNodes(b), "the node was probed once it was Ready")
+}
