@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/imagebuild"
 )
 
@@ -57,7 +58,7 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 builds on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
 	fs.StringVar(&o.dir, "dir", o.dir, "directory that receives logs/build_images/")
-	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under the published name <ns>/sweb.eval.x86_64.<id with __ -> _1776_>:<tag>, which `eval --namespace <ns>` pulls")
+	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under its published name "+harness.InstanceImage("<id>", "<ns>", "<tag>")+", which `eval --namespace <ns>` pulls")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n\n"+
 			"Builds the base, env and instance images of the instances as SWE-bench v4.1.0 builds them with\n"+

@@ -88,6 +88,9 @@ Usage:
                                combine the run reports of shards of one run
   eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE]
                                remove containers and volumes (pods) left by runs
+  eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--push NS]
+                               build the instances' base, env and instance images as the
+                               official harness does with --namespace none (eval images build -h)
 
 Run flags (one or two dashes; official names where the official harness has the flag):
 `, "EXAMPLE", example, 1))
