@@ -24,7 +24,7 @@ func TestPruneFindsAgentDirectoriesOfLongSessionNames(t *testing.T) {
 	orphan := func(session string) string {
 		c := newClient(t, sandbox.WithSession(session))
 		sb := agentSandbox(t, c)
-		dir := agentDir(t, sb)
+		dir := agentDir(t, c, sb)
 		// A crash: the container goes, the directory stays and ages.
 		require.NoError(t, sandbox.EngineOf(c).ContainerRemove(ctx, sb.ID(), container.RemoveOptions{Force: true}))
 		old := time.Now().Add(-time.Hour)
