@@ -2,6 +2,8 @@ package swebench
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
@@ -118,8 +120,8 @@ type Config struct {
 	// RepoSources are directories of local repository sources for the
 	// default cache (see repo.WithLocalSources); ignored when Repos is set.
 	RepoSources []string
-	// WorkDir holds per-instance workspaces. Default: a directory under
-	// the OS temp dir.
+	// WorkDir holds per-instance workspaces, under <WorkDir>/<RunID>/.
+	// Default: DefaultWorkDir().
 	WorkDir string
 	// KeepWorkspaces leaves workspaces on disk after grading.
 	KeepWorkspaces bool
@@ -261,3 +263,7 @@ type InstanceResult struct {
 
 // Fraction is x of y.
 type Fraction struct{ Passed, Total int }
+
+// DefaultWorkDir is where a run's workspaces go unless Config.WorkDir says
+// otherwise: swebox-work under the OS temp dir.
+func DefaultWorkDir() string { return filepath.Join(os.TempDir(), "swebox-work") }

@@ -318,7 +318,7 @@ func (e *evaluator) connect(ctx context.Context) error {
 		e.cfg.Repos = rc
 	}
 	if e.cfg.WorkDir == "" {
-		e.cfg.WorkDir = filepath.Join(os.TempDir(), "swebox-work")
+		e.cfg.WorkDir = DefaultWorkDir()
 	}
 	e.images.clients = e.cfg.Sandboxes
 	return nil

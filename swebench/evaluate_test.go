@@ -84,6 +84,9 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 	res, err := swebench.Evaluate(context.Background(), cfg)
 	require.NoError(t, err)
 	got := byID(res)
+	left, err := os.ReadDir(cfg.WorkDir)
+	require.NoError(t, err)
+	assert.Empty(t, left, "a finished run leaves nothing under the work directory, not even its run's empty directories")
 
 	type testCase struct {
 		id      string

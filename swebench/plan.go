@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -163,6 +164,10 @@ func (p *Plan) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{Model: e.sel.Model, Warnings: e.sel.Warnings, Outcomes: map[string]Outcome{}}
 	results := e.runAll(ctx)
+	// Each instance removed its workspace; the directories that held them
+	// go too once empty (os.Remove leaves a kept workspace's parents).
+	_ = os.Remove(filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir))
+	_ = os.Remove(filepath.Join(e.cfg.WorkDir, e.cfg.RunID))
 	for i, r := range results {
 		switch {
 		case r != nil:

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
@@ -255,6 +257,19 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			code = exitFailure
 		}
 		c.Close()
+	}
+	if runID != "" && kubeconfig == "" {
+		// The run's workspaces on this machine: checkouts a double Ctrl-C
+		// left behind.
+		dir := filepath.Join(swebench.DefaultWorkDir(), filepath.Base(filepath.Clean("/"+runID)))
+		if _, err := os.Lstat(dir); err == nil {
+			if err := fsutil.RemoveAll(dir); err != nil {
+				fmt.Fprintf(stderr, "eval prune: %v\n", err)
+				code = exitFailure
+			} else {
+				fmt.Fprintf(stdout, "removed %s\n", dir)
+			}
+		}
 	}
 	return code
 }

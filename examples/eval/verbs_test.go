@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
 )
@@ -258,4 +260,23 @@ func TestParseVerbIsWired(t *testing.T) {
 	code := run(context.Background(), []string{"parse", "--format", "summary"}, strings.NewReader(log), &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
 	assert.Contains(t, stdout.String(), `"passed": 1, "failed": 1`)
+}
+
+// TestPruneRemovesTheRunsWorkspaces: what a run left on this machine (the
+// checkouts of a double Ctrl-C under the work directory) goes with
+// `eval prune --run_id`, and another run's stays.
+func TestPruneRemovesTheRunsWorkspaces(t *testing.T) {
+	testenv.Client(t) // an engine to prune
+	t.Setenv("TMPDIR", t.TempDir())
+	mine := filepath.Join(swebench.DefaultWorkDir(), "r-prune", "org__model", "inst-1")
+	other := filepath.Join(swebench.DefaultWorkDir(), "r-other", "org__model", "inst-1")
+	for _, d := range []string{mine, other} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "setup.py"), []byte("x"), 0o644))
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitOK, run(context.Background(), []string{"prune", "--run_id", "r-prune"}, nil, &stdout, &stderr), stderr.String())
+	assert.NoDirExists(t, filepath.Join(swebench.DefaultWorkDir(), "r-prune"))
+	assert.DirExists(t, other)
+	assert.Contains(t, stdout.String(), "removed "+filepath.Join(swebench.DefaultWorkDir(), "r-prune"))
 }
