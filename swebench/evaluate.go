@@ -72,7 +72,6 @@ type evaluator struct {
 	sel      dataset.Selection
 	modelDir string // the model's path component
 	runDir   string // <log_dir>/run_evaluation/<run_id>/<model>
-	specOpts []spec.Option
 	specs    map[string]specEntry // by instance id, for sel.Run
 	shardOf  int                  // the selection's size before sharding; 0 without a shard
 	log      *slog.Logger
