@@ -79,6 +79,7 @@ type evaluator struct {
 	owned []*sandbox.Client
 
 	images   imageCache
+	built    []builtImage // the images of Config.BuildImages
 	progress sync.Mutex
 	done     int
 }

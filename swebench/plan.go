@@ -80,6 +80,10 @@ func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
 		p.Close()
 		return nil, err
 	}
+	if err := p.buildImages(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
 	if err := p.checkImages(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -142,6 +146,7 @@ func (p *Plan) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{Model: e.sel.Model, Warnings: e.sel.Warnings, Outcomes: map[string]Outcome{}}
 	results := e.runAll(ctx)
+	e.cleanImages(ctx)
 	for i, r := range results {
 		switch {
 		case r != nil:
