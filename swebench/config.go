@@ -110,6 +110,10 @@ type Config struct {
 	// sweb.eval.x86_64.<id>:<tag>.
 	Namespace string
 	ImageTag  string
+	// BuildImages builds the instance images before the run, as the
+	// official harness does with --namespace none (see ImageBuild). Nil
+	// builds nothing.
+	BuildImages *ImageBuild
 	// SpecOverrides is an override file for custom datasets (see package
 	// spec); optional.
 	SpecOverrides string

@@ -37,7 +37,8 @@
 //
 // Every submitted instance ends with exactly one [Outcome] (resolved,
 // unresolved, out_of_memory, patch_failed, timed_out, error, empty_patch,
-// image_missing, image_pull_failed, engine_lost, sandbox_lost, cancelled),
+// image_missing, image_pull_failed, image_build_failed, engine_lost,
+// sandbox_lost, cancelled),
 // in [InstanceResult].Outcome, [Result].Outcomes and the run report's added
 // key swebox_outcomes; the official keys are unchanged. An instance whose
 // sandbox a Kubernetes cluster lost (sandbox.ErrSandboxLost) is evaluated

@@ -70,8 +70,8 @@ type evaluator struct {
 	cfg      Config
 	rules    harness.Rules
 	sel      dataset.Selection
-	modelDir string // the model's path component
-	runDir   string // <log_dir>/run_evaluation/<run_id>/<model>
+	modelDir string               // the model's path component
+	runDir   string               // <log_dir>/run_evaluation/<run_id>/<model>
 	specs    map[string]specEntry // by instance id, for sel.Run
 	shardOf  int                  // the selection's size before sharding; 0 without a shard
 	log      *slog.Logger
@@ -79,6 +79,7 @@ type evaluator struct {
 	owned []*sandbox.Client
 
 	images   imageCache
+	built    []builtImage // the images of Config.BuildImages
 	progress sync.Mutex
 	done     int
 }

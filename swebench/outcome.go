@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench/imagebuild"
 )
 
 // Outcome is what became of one submitted instance: the verdict, or the one
@@ -36,6 +37,10 @@ const (
 	// of Config.PullRetries, the result's Err matches
 	// sandbox.ErrRateLimited and is a *PullRetryError.
 	OutcomeImagePullFailed Outcome = "image_pull_failed"
+	// OutcomeImageBuildFailed: building the instance's image (Config.
+	// BuildImages) failed; the result's Err is an *imagebuild.BuildError
+	// naming the build log.
+	OutcomeImageBuildFailed Outcome = "image_build_failed"
 	// OutcomeEngineLost: the engine stopped answering.
 	OutcomeEngineLost Outcome = "engine_lost"
 	// OutcomeSandboxLost: the cluster lost the instance's sandbox (pod
@@ -55,7 +60,7 @@ const (
 // rerun may give it a verdict.
 func (o Outcome) Infrastructure() bool {
 	switch o {
-	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeCancelled:
+	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeImageBuildFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeCancelled:
 		return true
 	}
 	return false
@@ -86,6 +91,8 @@ func outcomeOf(r *InstanceResult) Outcome {
 		return OutcomePatchFailed
 	case errors.Is(err, ErrTestTimeout):
 		return OutcomeTimedOut
+	case errors.Is(err, imagebuild.ErrImageBuildFailed):
+		return OutcomeImageBuildFailed
 	case errors.Is(err, ErrNoImage):
 		return OutcomeImageMissing
 	case errors.As(err, &img):

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/swebox/swebox/sandbox"
+
+	"github.com/swebox/swebox/swebench/imagebuild"
 )
 
 func TestOutcomeOf(t *testing.T) {
@@ -31,6 +33,7 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "image not pullable", res: errRes(&sandbox.ImageError{Image: "x"}), want: OutcomeImageMissing, infra: true},
 		{name: "image pull failed", res: errRes(fmt.Errorf("ensure: %w", &sandbox.ImageError{Image: "x", PullErr: errors.New("429 Too Many Requests")})), want: OutcomeImagePullFailed, infra: true},
 		{name: "image missing on the node", res: errRes(fmt.Errorf("create sandbox: %w", fmt.Errorf("pod p on node n: ErrImageNeverPull: %w", sandbox.ErrImageNotFound))), want: OutcomeImageMissing, infra: true},
+		{name: "image build failed", res: errRes(&imagebuild.BuildError{Image: "sweb.env.py.x86_64.abc:latest", Log: "logs/build_images/env/x/build_image.log", Err: errors.New("exit 1")}), want: OutcomeImageBuildFailed, infra: true},
 		{name: "engine lost", res: errRes(fmt.Errorf("create sandbox: %w", &sandbox.EngineError{Op: "create", Err: errors.New("refused")})), want: OutcomeEngineLost, infra: true},
 		{name: "sandbox lost", res: errRes(fmt.Errorf("run eval script: %w", &sandbox.LostError{Sandbox: "p", Node: "n", Reason: "NodeUnreachable"})), want: OutcomeSandboxLost, infra: true},
 		{name: "cancelled", res: errRes(fmt.Errorf("run eval script: %w", context.Canceled)), want: OutcomeCancelled, infra: true},

@@ -92,6 +92,10 @@ func Prepare(ctx context.Context, cfg Config) (*Plan, error) {
 		p.Close()
 		return nil, err
 	}
+	if err := p.buildImages(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
 	if err := p.checkImages(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -168,6 +172,7 @@ func (p *Plan) Run(ctx context.Context) (*Result, error) {
 	// go too once empty (os.Remove leaves a kept workspace's parents).
 	_ = os.Remove(filepath.Join(e.cfg.WorkDir, e.cfg.RunID, e.modelDir))
 	_ = os.Remove(filepath.Join(e.cfg.WorkDir, e.cfg.RunID))
+	e.cleanImages(ctx)
 	for i, r := range results {
 		switch {
 		case r != nil:

@@ -68,7 +68,9 @@ func (cfg Config) workspaceField() string {
 		return "ImageMapFile"
 	case cfg.Repos != nil:
 		return "Repos"
-	case len(cfg.RepoSources) > 0:
+	case len(cfg.RepoSources) > 0 && cfg.BuildImages == nil:
+		// With BuildImages they are where the image builds read the
+		// dependency files that upstream downloads.
 		return "RepoSources"
 	case cfg.KeepWorkspaces:
 		return "KeepWorkspaces"

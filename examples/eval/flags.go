@@ -126,18 +126,18 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.RetryFailures) }},
 	{names: []string{"repeat"}, arg: "N", swebox: true, usage: "evaluate each instance N times and list in flaky.json (in the run's log directory) the tests and verdicts that changed between runs; report.json and the run report are the first run's; a rerun completes the runs left undone",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.Repeat) }},
-	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images " + harness.InstanceImage("<id>", "<NS>", "<tag>") + "; giving it selects prebuilt mode ('none' selects workspace mode)",
+	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images " + harness.InstanceImage("<id>", "<NS>", "<tag>") + "; giving it selects prebuilt mode ('none', 'null' or '' builds the images locally as upstream, see eval images build, unless --image or --image_map is given)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Namespace) }},
 	{names: []string{"instance_image_tag"}, arg: "TAG", usage: "prebuilt mode: tag of the instance images; giving it selects prebuilt mode",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.InstanceImageTag) }},
 
-	{names: []string{"env_image_tag"}, arg: "TAG", usage: "accepted and ignored, with a notice: swebox builds no environment images",
+	{names: []string{"env_image_tag"}, arg: "TAG", usage: "with --namespace none: tag of the env images built; otherwise ignored with a notice",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.EnvImageTag) }},
-	{names: []string{"force_rebuild"}, arg: "BOOL", usage: "accepted and ignored, with a notice: swebox builds no images to rebuild; true with a namespace is refused, as the official ValueError",
+	{names: []string{"force_rebuild"}, arg: "BOOL", usage: "with --namespace none: remove and rebuild the images; otherwise ignored with a notice; true with a namespace is refused, as the official ValueError",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.ForceRebuild) }},
-	{names: []string{"cache_level"}, arg: "none|base|env|instance", usage: "accepted (one of the official levels) and ignored, with a notice: swebox builds no images, so there are none to keep or remove",
+	{names: []string{"cache_level"}, arg: "none|base|env|instance", usage: "with --namespace none: the images kept after the run, as upstream (images above the level that the run built are removed); otherwise ignored with a notice",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.CacheLevel) }},
-	{names: []string{"clean"}, arg: "BOOL", usage: "accepted and ignored, with a notice: swebox builds no images to remove",
+	{names: []string{"clean"}, arg: "BOOL", usage: "with --namespace none: also remove the run's images above --cache_level that existed before it; otherwise ignored with a notice",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Clean) }},
 	{names: []string{"open_file_limit"}, arg: "N", usage: "accepted and ignored, with a notice: the official harness raises its own process's limit for its many Docker connections; swebox needs no such raise, and each container's open-file limit stays 4096",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.OpenFileLimit) }},
@@ -360,7 +360,11 @@ var noticeFlags = []struct{ name, notice string }{
 // notices returns the notice lines of the no-op official flags given.
 func (o *runOptions) notices() []string {
 	var out []string
+	building := o.set["namespace"] && noneNamespace(o.Namespace) && o.imageBuild() != nil
 	for _, f := range noticeFlags {
+		if building && (f.name == "env_image_tag" || f.name == "force_rebuild" || f.name == "cache_level" || f.name == "clean") {
+			continue // honoured: the run builds images
+		}
 		if o.set[f.name] {
 			out = append(out, "notice: --"+f.name+": "+f.notice)
 		}

@@ -148,9 +148,10 @@ func TestFlagsChooseMode(t *testing.T) {
 		{"no rows", nil, nil, harness.ModeWorkspace},
 		{"explicit namespace", []string{"--namespace", "swebench"}, mixed, harness.ModePrebuilt},
 		{"explicit tag", []string{"--instance_image_tag", "v2"}, nil, harness.ModePrebuilt},
-		{"namespace none", []string{"-n", "none"}, withImage, harness.ModeWorkspace},
+		{"namespace none builds images", []string{"-n", "none"}, withImage, harness.ModePrebuilt},
 		{"namespace none with a tag names local official images", []string{"-n", "none", "--instance_image_tag", "v1"}, mixed, harness.ModePrebuilt},
-		{"empty namespace", []string{"--namespace="}, withImage, harness.ModeWorkspace},
+		{"empty namespace builds images", []string{"--namespace="}, withImage, harness.ModePrebuilt},
+		{"namespace none with an image runs there", []string{"-n", "none", "--image", "img"}, withImage, harness.ModeWorkspace},
 		{"image flag beats row images", []string{"--image", "img"}, withImage, harness.ModeWorkspace},
 		{"repos flag beats row images", []string{"--repos", "/r"}, withImage, harness.ModeWorkspace},
 	}

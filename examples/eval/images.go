@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/imagebuild"
@@ -179,4 +180,25 @@ func unplannedErr(n int) error {
 		return nil
 	}
 	return fmt.Errorf("%d instances have no images as upstream builds them (see above)", n)
+}
+
+// imageBuild is what --namespace none asks of a run: build the images as
+// upstream does (eval images build, then evaluate), unless a workspace-mode
+// flag says where the tests run instead. --repos is read for dependency
+// files, --env_image_tag, --force_rebuild, --cache_level and --clean as
+// upstream.
+func (o *runOptions) imageBuild() *swebench.ImageBuild {
+	for _, name := range []string{"image", "image_map", "keep_workspaces", "share_objects"} {
+		if o.set[name] {
+			return nil
+		}
+	}
+	var files imagebuild.Files = imagebuild.GitHub(nil, "")
+	if len(o.Repos) > 0 {
+		files = imagebuild.FirstOf(imagebuild.LocalRepos(o.Repos...), files)
+	}
+	return &swebench.ImageBuild{
+		Files: files, EnvTag: o.EnvImageTag, ForceRebuild: o.ForceRebuild,
+		CacheLevel: imagebuild.CacheLevel(o.CacheLevel), Clean: o.Clean,
+	}
 }

@@ -143,6 +143,38 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 		baseTime.Round(100*time.Millisecond), envInstTime.Round(100*time.Millisecond),
 		cachedTime.Round(time.Millisecond), instTime.Round(100*time.Millisecond))
 
+	// The command with --namespace none, as a user of the official harness
+	// runs it: the images exist, so nothing is rebuilt; a second instance
+	// whose base_commit the repository lacks fails to build and ends as
+	// image_build_failed, naming its build log, while the first resolves.
+	t.Run("namespace none", func(t *testing.T) {
+		work := t.TempDir()
+		t.Chdir(work)
+		broken := inst
+		broken.InstanceID, broken.BaseCommit = "psf__requests-90002", strings.Repeat("f", 40)
+		var rows bytes.Buffer
+		for _, r := range []dataset.Instance{inst, broken} {
+			b, err := r.MarshalJSON()
+			require.NoError(t, err)
+			rows.Write(append(b, '\n'))
+		}
+		require.NoError(t, os.WriteFile("dataset.jsonl", rows.Bytes(), 0o644))
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"-d", "dataset.jsonl", "-p", "gold", "--run_id", "nsnone", "-n", "none",
+			"--instance_image_tag", "t" + tag, "--env_image_tag", "t" + tag, "--repos", srcDir}, nil, &stdout, &stderr)
+		t.Log(stderr.String())
+		require.Equal(t, exitOK, code)
+		assert.Contains(t, stderr.String(), "instances sweb.eval.x86_64.psf__requests-90002:t"+tag+": FAILED")
+		rep := testenv.RunReport(t, filepath.Join(work, "gold.nsnone.json"))
+		assert.Equal(t, []string{inst.InstanceID}, testenv.IDs(rep, "resolved_ids"))
+		assert.Equal(t, []string{broken.InstanceID}, testenv.IDs(rep, "error_ids"))
+		outcomes, _ := rep["swebox_outcomes"].(map[string]any)
+		assert.Equal(t, "image_build_failed", outcomes[broken.InstanceID], "outcomes %v", rep["swebox_outcomes"])
+		log, err := os.ReadFile(filepath.Join("logs/build_images/instances", "sweb.eval.x86_64.psf__requests-90002__t"+tag, imagebuild.BuildLog))
+		require.NoError(t, err)
+		assert.Contains(t, string(log), "git reset --hard "+broken.BaseCommit)
+	})
+
 	// The instance image, evaluated as a locally built official image.
 	gold := inst.Patch
 	noop := "diff --git a/NOTES.txt b/NOTES.txt\nnew file mode 100644\nindex 0000000..3b18e51\n--- /dev/null\n+++ b/NOTES.txt\n@@ -0,0 +1 @@\n+hello\n"
@@ -165,4 +197,23 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 			assert.Equal(t, tc.want, out.Instances[0].Status, out.Instances[0].Error)
 		})
 	}
+
+	// --cache_level env with --clean: the instance image goes after the
+	// run, although it existed before; env and base images stay.
+	t.Run("cache level", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		b, err := inst.MarshalJSON()
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile("dataset.jsonl", append(b, '\n'), 0o644))
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"-d", "dataset.jsonl", "-p", "gold", "--run_id", "clean", "-n", "none",
+			"--instance_image_tag", "t" + tag, "--env_image_tag", "t" + tag, "--cache_level", "env", "--clean", "true"}, nil, &stdout, &stderr)
+		require.Equal(t, exitOK, code, stderr.String())
+		assert.NotContains(t, stderr.String(), "notice: --cache_level", "the flag is honoured")
+		for img, want := range map[string]bool{spec.Instance.Name: false, spec.Env.Name: true, spec.Base.Name: true} {
+			ok, err := c.HasImage(ctx, img)
+			require.NoError(t, err)
+			assert.Equal(t, want, ok, "%s present after the run", img)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/imagebuild"
 )
 
 // Exit statuses.
@@ -161,6 +162,9 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 	prog := newProgress(w, isTerminal(w))
 	cfg := runConfig(o)
 	cfg.Dataset, cfg.Predictions, cfg.Logger, cfg.Progress = rows, preds, logger, prog.event
+	if cfg.BuildImages != nil {
+		cfg.BuildImages.Progress = func(e imagebuild.Event) { fmt.Fprintln(w, progressLine(e)) }
+	}
 	if !o.RewriteReports {
 		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second}, logger)
 		if err != nil {
@@ -270,6 +274,9 @@ func runConfig(o runOptions) swebench.Config {
 		cfg.Namespace = o.Namespace
 		if noneNamespace(o.Namespace) {
 			cfg.Namespace = swebench.NoNamespace // official: locally built image names
+			if b := o.imageBuild(); b != nil {
+				cfg.Mode, cfg.BuildImages = harness.ModePrebuilt, b
+			}
 		}
 	}
 	if o.set["instance_image_tag"] {
