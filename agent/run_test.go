@@ -80,6 +80,7 @@ func TestRunPythonPeakMemory(t *testing.T) {
 	assert.Equal(t, int64(sandbox.DefaultMemory), big.MemoryLimit)
 
 	oom := runPythonT(t, m, "x = []\nwhile True:\n    x.append(bytearray(8 << 20))\n    x[-1][::4096] = b'1' * len(x[-1][::4096])\n", agent.RunOptions{Limits: sandbox.Limits{Memory: 96 << 20}})
+	t.Logf("oom result: kind=%v exit=%d stderr=%q stdout=%q peak=%d", oom.Kind, oom.ExitCode, oom.Stderr.String(), oom.Stdout.String(), oom.PeakMemory)
 	require.Equal(t, agent.KindOOM, oom.Kind)
 	assert.Greater(t, oom.PeakMemory, int64(48<<20), "the peak of the killed process is known")
 }
