@@ -70,9 +70,8 @@ type evaluator struct {
 	cfg      Config
 	rules    harness.Rules
 	sel      dataset.Selection
-	modelDir string // the model's path component
-	runDir   string // <log_dir>/run_evaluation/<run_id>/<model>
-	specOpts []spec.Option
+	modelDir string               // the model's path component
+	runDir   string               // <log_dir>/run_evaluation/<run_id>/<model>
 	specs    map[string]specEntry // by instance id, for sel.Run
 	shardOf  int                  // the selection's size before sharding; 0 without a shard
 	log      *slog.Logger
