@@ -90,8 +90,8 @@ type Config struct {
 	// and verdicts: the first run writes the official files and the run
 	// report, later runs write theirs under <instance dir>/swebox_repeat/<k>/,
 	// and flaky.json in the run's log directory lists what changed between
-	// runs (see [FlakyReport]). Each run resumes on its own. RewriteReports
-	// regrades run 1 only. Default 1.
+	// runs (see [FlakyReport]). Each run resumes on its own. Repeat > 1
+	// contradicts RewriteReports, which runs no tests. Default 1.
 	Repeat int
 
 	// Image is the workspace-mode image when ImageMap has no entry.

@@ -162,6 +162,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "namespace with workspace mode", cfg: swebench.Config{RunID: "r", Namespace: "swebench", Mode: harness.ModeWorkspace}, field: "Namespace", conflict: "Mode"},
 		{name: "two image maps", cfg: swebench.Config{RunID: "r", ImageMap: map[string]string{}, ImageMapFile: "m.json"}, field: "ImageMapFile", conflict: "ImageMap"},
 		{name: "shard", cfg: swebench.Config{RunID: "r", Shard: swebench.Shard{Index: 3, Count: 2}}, field: "Shard"},
+		{name: "repeat with rewrite", cfg: swebench.Config{RunID: "r", Repeat: 2, RewriteReports: true}, field: "Repeat", conflict: "RewriteReports"},
 		{name: "gold and predictions", cfg: swebench.Config{RunID: "r", Gold: true, Predictions: []dataset.Prediction{{InstanceID: "a"}}}, field: "Predictions", conflict: "Gold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

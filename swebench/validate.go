@@ -38,6 +38,9 @@ func (cfg Config) Validate() error {
 	if cfg.Repeat < 0 {
 		return &ConfigError{Field: "Repeat", Value: fmt.Sprint(cfg.Repeat), Reason: "negative"}
 	}
+	if cfg.Repeat > 1 && cfg.RewriteReports {
+		return &ConfigError{Field: "Repeat", Value: fmt.Sprint(cfg.Repeat), Conflict: "RewriteReports", Reason: "the first runs the tests again, the second runs none"}
+	}
 	if err := cfg.Shard.check(); err != nil {
 		return &ConfigError{Field: "Shard", Value: cfg.Shard.String(), Reason: err.Error()}
 	}

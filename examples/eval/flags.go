@@ -271,9 +271,6 @@ func (o *runOptions) validate() error {
 	if o.Repeat < 1 {
 		return usagef("--repeat must be at least 1, got %d", o.Repeat)
 	}
-	if o.Repeat > 1 && o.RewriteReports {
-		return usagef("--repeat runs the tests again; --rewrite_reports runs none")
-	}
 	if o.MaxWorkers <= 0 {
 		o.MaxWorkers = 1 // official: a value <= 0 runs sequentially
 	}
@@ -321,6 +318,7 @@ var configFlags = map[string]string{
 	"Namespace": "--namespace", "ImageTag": "--instance_image_tag", "Image": "--image", "ImageMapFile": "--image_map",
 	"RepoSources": "--repos", "KeepWorkspaces": "--keep_workspaces", "ShareObjects": "--share_objects",
 	"Mode": "--workspace", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
+	"RewriteReports": "--rewrite_reports",
 }
 
 // configUsage turns a *swebench.ConfigError into a usage error in terms of

@@ -75,7 +75,7 @@ func TestRepeatFlag(t *testing.T) {
 		{"default once", nil, 1, ""},
 		{"three", []string{"--repeat", "3"}, 3, ""},
 		{"zero", []string{"--repeat", "0"}, 0, "--repeat must be at least 1"},
-		{"with rewrite", []string{"--repeat", "2", "--rewrite_reports", "true"}, 0, "--rewrite_reports runs none"},
+		{"with rewrite", []string{"--repeat", "2", "--rewrite_reports", "true"}, 0, "--repeat \"2\" conflicts with --rewrite_reports: the first runs the tests again, the second runs none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseRunFlags(defaultRunOptions(), append(tc.args, "-p", "gold", "--run_id", "r"))

@@ -110,10 +110,13 @@ Run flags (one or two dashes; official names where the official harness has the 
 		}
 	}
 	fmt.Fprint(w, `
-Modes: workspace mode (the default) checks each repository out on the host and
-mounts it at /testbed in --image or the --image_map image; prebuilt mode uses the
-official instance images. Prebuilt is chosen by --namespace (not none) or
---instance_image_tag, or when every selected dataset row names its image.
+Modes: by default each instance runs as the official harness runs it: in its
+official image (prebuilt mode, pulled if missing) when the harness tables know
+its repository or the row names its image, else in workspace mode (your own
+projects). --workspace, --repos, --image or --image_map ask for workspace mode,
+which checks each repository out on the host and mounts it at /testbed in
+--image or the --image_map image; an official repository needs an --image_map
+entry there. --namespace and --instance_image_tag ask for the official images.
 
 Exit status: 0 when the run completed (whatever the verdicts), 1 when it could
 not (engine, images, input files), 2 for a bad command line, 130 when interrupted.

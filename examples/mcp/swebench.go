@@ -276,7 +276,7 @@ func reportBody(rep grade.InstanceReport) (map[string]any, error) {
 func (s *server) addSWEBenchTools(srv *mcp.Server) {
 	addTool[evaluateIn, any](s, srv, &mcp.Tool{
 		Name: "swebench_evaluate",
-		Description: "Evaluate a patch for a SWE-bench instance exactly as the official harness does: check out the repository at the instance's base commit in a sandbox, apply your patch, " +
+		Description: "Evaluate a patch for a SWE-bench instance exactly as the official harness does: in a sandbox of the instance's official image (or of the repository checked out at the instance's base commit, for repositories the official harness does not know), apply your patch, " +
 			"run the instance's tests and grade FAIL_TO_PASS and PASS_TO_PASS. Returns resolved or not, the per-test report and the end of the test log. Takes minutes; consider background: true.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in evaluateIn) (*mcp.CallToolResult, error) {
