@@ -44,7 +44,8 @@ type snapshot struct {
 	head    string // the commit HEAD resolves to
 	headRef string // the content of .git/HEAD
 	tree    string // the tree of every file of /testbed, ignored ones included
-	tmp     string // the listing of /tmp
+	tmp     string // the entries of /tmp
+	refs    string // git for-each-ref's "objectname refname" lines
 	// keep are the processes running at Start (the sandbox's own);
 	// keepers those whose children come and go (the idle loop's sleep).
 	keep, keepers []string

@@ -14,8 +14,9 @@ import (
 // procScan defines scan SIGNAL: it finds every process of the sandbox but
 // pid 1, those listed in $keep, this script, its ancestors and children,
 // and the children of $keepers (the sandbox's idle loop, which restarts its
-// sleep), and sends them SIGNAL ("" sends nothing); found counts them.
-// Only /proc and shell builtins are used.
+// sleep), and sends them SIGNAL ("" sends nothing); found counts them. It
+// also defines tmplist, the entries of /tmp. Only /proc and shell builtins
+// are used: on a loaded machine every program started costs.
 const procScan = `self=$$
 stat() { read -r st < "$1/stat" 2>/dev/null || return 1; st=${st##*) }; set -- $st; state=$1; ppid=$2; }
 p=$self; while [ "$p" -gt 1 ] 2>/dev/null; do keep="$keep $p "; stat /proc/$p || break; p=$ppid; done
@@ -33,13 +34,14 @@ scan() {
     [ -z "$1" ] || kill -"$1" "$p" 2>/dev/null
   done
 }
+entries() { list=; for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do [ -e "$f" ] || [ -L "$f" ] || continue; list="$list${f##*/} "; done; }
 `
 
-// snapshotScript records the started environment: git's own state in
-// .git/swebox-task (for Reset to restore from) and, on stdout, what Reset
-// verifies against (kept on the host): HEAD, the tree of every file of
-// /testbed (ignored ones included, through a scratch index), the listing
-// of /tmp and the processes running.
+// snapshotScript records the started environment: git's config and index
+// in .git/swebox-task (for Reset to restore from) and, on stdout, what
+// Reset restores and verifies against (kept on the host): HEAD, the refs,
+// the tree of every file of /testbed (ignored ones included, through a
+// scratch index), the entries of /tmp and the processes running.
 const snapshotScript = `set -e
 export GIT_DIR=/testbed/.git GIT_WORK_TREE=/testbed
 d=$GIT_DIR/swebox-task
@@ -47,15 +49,14 @@ G="git -c core.fsmonitor=false -c core.hooksPath=/dev/null"
 mkdir -p "$d"
 cp "$GIT_DIR/config" "$d/config"
 if [ -f "$GIT_DIR/index" ]; then cp "$GIT_DIR/index" "$d/index"; fi
-$G for-each-ref --format='%(objectname) %(refname)' > "$d/refs"
-cp "$GIT_DIR/HEAD" "$d/HEAD"
 rm -f "$d/tree-index"
 GIT_INDEX_FILE="$d/tree-index" $G add -A -f .
 echo "head $($G rev-parse HEAD)"
-echo "ref $(cat "$GIT_DIR/HEAD")"
+read -r h < "$GIT_DIR/HEAD"; echo "ref $h"
 echo "tree $(GIT_INDEX_FILE="$d/tree-index" $G write-tree)"
-echo "tmp $(ls -A /tmp | tr '\n' ' ')"
+$G for-each-ref --format='refln %(objectname) %(refname)'
 ` + procScan + `
+entries /tmp; echo "tmp $list"
 for d in /proc/[0-9]*; do
   p=${d#/proc/}
   [ "$p" = "$self" ] && continue
@@ -68,10 +69,10 @@ done
 exit 0`
 
 // resetScript kills the agent's processes, restores /testbed and git's
-// state from what snapshotScript recorded, empties /tmp but for what was
-// there at Start (HOME's mount point) and prints the same lines as
-// snapshotScript for the host to compare. Arguments: the tree, then
-// "keep" and "keeper" words each followed by a pid.
+// state (HEAD and refs from $HEADREF and $REFS, which the host passes),
+// empties /tmp but for what was there at Start (HOME's mount point, $TMPKEEP)
+// and prints the same lines as snapshotScript for the host to compare.
+// Arguments: the tree, then "keep:PID" and "keeper:PID" words.
 const resetScript = procScan + `
 tree=$1; shift
 for a; do case "$a" in keep:*) keep="$keep ${a#keep:} ";; keeper:*) keepers="$keepers ${a#keeper:} ";; esac; done
@@ -82,24 +83,31 @@ d=$GIT_DIR/swebox-task
 G="git -c core.fsmonitor=false -c core.hooksPath=/dev/null"
 cd /testbed
 cp "$d/config" "$GIT_DIR/config"
-rm -f "$GIT_DIR/index.lock" "$GIT_DIR/HEAD.lock"
-$G for-each-ref --format='delete %(refname)' | $G update-ref --stdin
-while read -r o r; do echo "update $r $o"; done < "$d/refs" | $G update-ref --stdin
-cp "$d/HEAD" "$GIT_DIR/HEAD"
+for f in "$GIT_DIR/index.lock" "$GIT_DIR/HEAD.lock"; do [ -e "$f" ] && rm -f "$f"; done
+if [ "$($G for-each-ref --format='%(objectname) %(refname)')" != "$REFS" ]; then
+  $G for-each-ref --format='delete %(refname)' | $G update-ref --stdin
+  printf '%s\n' "$REFS" | while read -r o r; do [ -n "$r" ] && echo "update $r $o"; done | $G update-ref --stdin
+fi
+read -r h < "$GIT_DIR/HEAD" || h=
+[ "$h" = "$HEADREF" ] || printf '%s\n' "$HEADREF" > "$GIT_DIR/HEAD"
 chmod -R u+rwX /testbed 2>/dev/null
 GIT_INDEX_FILE="$d/tree-index" $G read-tree --reset -u "$tree"
 GIT_INDEX_FILE="$d/tree-index" $G clean -ffdqx
 if [ -f "$d/index" ]; then cp "$d/index" "$GIT_DIR/index"; else rm -f "$GIT_DIR/index"; fi
 for f in /tmp/* /tmp/.[!.]* /tmp/..?*; do
   [ -e "$f" ] || [ -L "$f" ] || continue
-  case " $TMPKEEP " in *" ${f#/tmp/} "*) [ -d "$f" ] && [ ! -L "$f" ] && find "$f" -mindepth 1 -maxdepth 1 -exec rm -rf {} + ;; *) rm -rf "$f";; esac
+  case " $TMPKEEP " in
+    *" ${f#/tmp/} "*) if [ -d "$f" ] && [ ! -L "$f" ]; then for g in "$f"/* "$f"/.[!.]* "$f"/..?*; do [ -e "$g" ] || [ -L "$g" ] || continue; rm -rf "$g"; done; fi;;
+    *) rm -rf "$f";;
+  esac
 done
 echo "head $($G rev-parse HEAD)"
-echo "ref $(cat "$GIT_DIR/HEAD")"
+read -r h < "$GIT_DIR/HEAD"; echo "ref $h"
 GIT_INDEX_FILE="$d/tree-index" $G add -A -f . && echo "tree $(GIT_INDEX_FILE="$d/tree-index" $G write-tree)"
-echo "tmp $(ls -A /tmp | tr '\n' ' ')"
-echo "untracked $(GIT_INDEX_FILE="$d/tree-index" $G clean -ndx 2>&1 | head -n 3 | tr '\n' ' ')"
-echo "tmpfiles $(find /tmp -mindepth 2 2>/dev/null | head -n 3 | tr '\n' ' ')"
+$G for-each-ref --format='refln %(objectname) %(refname)'
+entries /tmp; echo "tmp $list"
+left=; for k in $TMPKEEP; do [ -d "/tmp/$k" ] && entries "/tmp/$k" && left="$left$list"; done
+echo "tmpfiles $left"
 scan ""
 echo "procs $found"
 exit 0`
@@ -110,6 +118,7 @@ const scriptTimeout = 5 * time.Minute
 // state is the parsed output of the snapshot and reset scripts.
 type state struct {
 	lines         map[string]string
+	refs          []string // "objectname refname", in for-each-ref's order
 	keep, keepers []string
 }
 
@@ -122,6 +131,8 @@ func parseState(out string) state {
 			s.keep = append(s.keep, v)
 		case "keeper":
 			s.keepers = append(s.keepers, v)
+		case "refln":
+			s.refs = append(s.refs, v)
 		case "":
 		default:
 			s.lines[k] = strings.TrimSpace(v)
@@ -141,7 +152,7 @@ func takeSnapshot(ctx context.Context, sb *sandbox.Sandbox) (snapshot, error) {
 	st := parseState(r.Stdout.String())
 	snap := snapshot{
 		head: st.lines["head"], headRef: st.lines["ref"], tree: st.lines["tree"], tmp: st.lines["tmp"],
-		keep: st.keep, keepers: st.keepers,
+		refs: strings.Join(st.refs, "\n"), keep: st.keep, keepers: st.keepers,
 	}
 	if snap.head == "" || snap.tree == "" {
 		return snapshot{}, fmt.Errorf("snapshot: incomplete output %q", r.Stdout.String())
@@ -182,7 +193,8 @@ func (e *Env) Reset(ctx context.Context) (ResetResult, error) {
 		args = append(args, "keeper:"+p)
 	}
 	r, err := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: args, WorkingDir: "/", Timeout: scriptTimeout, Env: map[string]string{"TMPKEEP": snap.tmp},
+		Cmd: args, WorkingDir: "/", Timeout: scriptTimeout,
+		Env: map[string]string{"TMPKEEP": snap.tmp, "REFS": snap.refs, "HEADREF": snap.headRef},
 	})
 	mismatch := ""
 	switch {
@@ -225,7 +237,7 @@ func (s snapshot) differs(got state) string {
 	check(".git/HEAD", s.headRef, got.lines["ref"])
 	check("the tree of /testbed", s.tree, got.lines["tree"])
 	check("the listing of /tmp", s.tmp, got.lines["tmp"])
-	check("files of /testbed not in its tree", "", got.lines["untracked"])
+	check("the refs", s.refs, strings.Join(got.refs, "\n"))
 	check("files under /tmp's directories", "", got.lines["tmpfiles"])
 	check("processes left", "0", got.lines["procs"])
 	return strings.Join(d, "; ")
