@@ -143,6 +143,13 @@ type Config struct {
 	// recorded in InstanceResult.Retries, run_instance.log and the run
 	// report's swebox_retried. Default 2; negative means none.
 	LostRetries int
+	// InstanceTimeout bounds the whole evaluation of one instance (of each
+	// run with Repeat), lost-sandbox retries included: a retry gets what
+	// is left, not a fresh budget, so an instance whose pods the cluster
+	// keeps losing cannot hold a worker for hours. Past it the instance
+	// ends with an *InstanceTimeoutError, sandbox_lost when a loss used up
+	// the time. Default 2×Timeout plus 10 minutes.
+	InstanceTimeout time.Duration
 	// Runtime is the OCI runtime of every sandbox, e.g. "runsc".
 	Runtime string
 	// Limits of every sandbox; zero fields take the sandbox defaults.

@@ -71,6 +71,26 @@ func (e *EngineLostError) Error() string {
 
 func (e *EngineLostError) Unwrap() []error { return []error{ErrEngineLost, e.Err} }
 
+// InstanceTimeoutError is an instance whose evaluation ran past
+// Config.InstanceTimeout, its retries included. It wraps the last loss of
+// a sandbox (a *sandbox.LostError) when there was one, and so matches
+// sandbox.ErrSandboxLost.
+type InstanceTimeoutError struct {
+	Timeout       time.Duration
+	LostSandboxes int   // attempts the cluster cut short
+	Lost          error // the last of them; nil when there was none
+}
+
+func (e *InstanceTimeoutError) Error() string {
+	msg := fmt.Sprintf("the instance did not finish within its time of %s, which covers every attempt", e.Timeout)
+	if e.Lost != nil {
+		msg += fmt.Sprintf(" (%d sandboxes lost; the last: %v)", e.LostSandboxes, e.Lost)
+	}
+	return msg
+}
+
+func (e *InstanceTimeoutError) Unwrap() error { return e.Lost }
+
 // TimeoutError is an eval script that ran past its timeout.
 type TimeoutError struct{ Timeout time.Duration }
 

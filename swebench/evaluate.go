@@ -128,6 +128,9 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.InstanceTimeout <= 0 {
+		cfg.InstanceTimeout = 2*cfg.Timeout + 10*time.Minute
+	}
 	if cfg.LogDir == "" {
 		cfg.LogDir = DefaultLogDir
 	}

@@ -1,6 +1,10 @@
 package swebench
 
-import "github.com/swebox/swebox/sandbox"
+import (
+	"context"
+
+	"github.com/swebox/swebox/sandbox"
+)
 
 // SetCloseClient replaces how the run closes the client it made; the
 // returned function restores it.
@@ -12,7 +16,7 @@ func SetCloseClient(f func(*sandbox.Client) error) (restore func()) {
 
 // SetLostHook makes every attempt call f once its sandbox has started (see
 // lostHook); the returned function restores the hook.
-func SetLostHook(f func(instanceID string, retry int) error) (restore func()) {
+func SetLostHook(f func(ctx context.Context, instanceID string, retry int) error) (restore func()) {
 	old := lostHook
 	lostHook = f
 	return func() { lostHook = old }

@@ -125,16 +125,30 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 	}
 	start()
 	os.Remove(filepath.Join(dir, retriesFile))
+	// One deadline for every attempt: a retry gets what is left.
+	actx, cancel := context.WithTimeoutCause(ctx, e.cfg.InstanceTimeout, errInstanceTimeout)
+	defer cancel()
 	var retries []grade.Retry
+	var lastLost error
 	for {
-		err := e.evaluate(ctx, n, inst, pred, dir, &res, retries)
+		err := e.evaluate(actx, n, inst, pred, dir, &res, retries)
 		var lost *sandbox.LostError
-		if err == nil || !errors.As(err, &lost) || ctx.Err() != nil || len(retries) >= e.cfg.LostRetries {
+		isLost := errors.As(err, &lost)
+		if err != nil && ctx.Err() == nil && context.Cause(actx) == errInstanceTimeout {
+			losses := len(retries)
+			if isLost {
+				lastLost = err
+				losses++
+			}
+			err = &InstanceTimeoutError{Timeout: e.cfg.InstanceTimeout, LostSandboxes: losses, Lost: lastLost}
+		}
+		if err == nil || !isLost || actx.Err() != nil || len(retries) >= e.cfg.LostRetries {
 			if err != nil {
 				res.setErr(err)
 			}
 			break
 		}
+		lastLost = err
 		// The cluster, not the prediction, ended this attempt: nothing of
 		// it is kept but the record; the next starts from scratch.
 		retries = append(retries, grade.Retry{Pod: lost.Sandbox, Node: lost.Node, Reason: lost.Reason, Error: err.Error()})
@@ -152,6 +166,10 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 	}
 	return res
 }
+
+// errInstanceTimeout is the cause of an attempt's context that ran past
+// Config.InstanceTimeout.
+var errInstanceTimeout = errors.New("instance timeout")
 
 // evaluate does the work of one instance; an error makes it an error
 // instance (no report.json), as the official EvaluationError does.
@@ -188,7 +206,10 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 			retryLine, k, e.cfg.LostRetries, last.Pod, last.Node, last.Reason, inst.InstanceID)
 	}
 	defer func() {
-		if err != nil {
+		switch {
+		case err != nil && context.Cause(ctx) == errInstanceTimeout:
+			ilog.printf("Error: %v: the instance ran past its time of %s, which covers every attempt", err, e.cfg.InstanceTimeout)
+		case err != nil:
 			ilog.printf("Error: %v", err)
 		}
 	}()
@@ -241,7 +262,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	}()
 	ilog.printf("Container for %s started: %s", inst.InstanceID, sb.ID())
 	if lostHook != nil {
-		if err := lostHook(inst.InstanceID, len(retries)); err != nil {
+		if err := lostHook(ctx, inst.InstanceID, len(retries)); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package swebench
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -44,6 +45,7 @@ func recordedRetries(dir string) []grade.Retry {
 }
 
 // lostHook, when set (by tests), runs once an attempt's sandbox has
-// started, with the instance id and the number of earlier lost attempts; an
-// error it returns ends the attempt as if the sandbox had failed so.
-var lostHook func(instanceID string, retry int) error
+// started, with the attempt's context, the instance id and the number of
+// earlier lost attempts; an error it returns ends the attempt as if the
+// sandbox had failed so.
+var lostHook func(ctx context.Context, instanceID string, retry int) error

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,7 +40,7 @@ func TestLostSandboxIsRetriedWithinTheBound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := map[string]int{}
-			restore := swebench.SetLostHook(func(id string, retry int) error {
+			restore := swebench.SetLostHook(func(_ context.Context, id string, retry int) error {
 				calls[id]++ // one worker: no concurrent calls
 				if retry < tc.lose[id] {
 					return &sandbox.LostError{Sandbox: "pod-" + id, Node: "node-x", Reason: "NodeUnreachable", Detail: "injected"}
@@ -98,4 +99,46 @@ func TestLostSandboxIsRetriedWithinTheBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Config.InstanceTimeout covers every attempt of an instance: the retry
+// after a loss gets what is left, not a fresh budget. The first attempt is
+// lost at once; the retry hangs (as a command on a silent node may) until
+// the instance's time is up, and then the instance ends as sandbox_lost with
+// an *InstanceTimeoutError naming the loss, having used one retry of the
+// hundred allowed.
+func TestInstanceTimeoutCoversEveryRetry(t *testing.T) {
+	f := newFixture(t)
+	var hung error
+	restore := swebench.SetLostHook(func(ctx context.Context, id string, retry int) error {
+		if retry == 0 {
+			return &sandbox.LostError{Sandbox: "pod-" + id, Node: "node-x", Reason: "Evicted", Detail: "injected"}
+		}
+		<-ctx.Done()
+		hung = context.Cause(ctx)
+		return ctx.Err()
+	})
+	defer restore()
+	cfg := f.config(t, "instance-timeout", []dataset.Prediction{pred("calc__calc-1", goldPatch)})
+	cfg.InstanceIDs = []string{"calc__calc-1"}
+	cfg.MaxWorkers, cfg.LostRetries = 1, 100
+	// Long enough for the first attempt's sandbox on a loaded machine, so
+	// that the loss, not the setup, comes first.
+	cfg.InstanceTimeout = 20 * time.Second
+	res, err := swebench.Evaluate(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Instances, 1)
+	r := res.Instances[0]
+	assert.Equal(t, swebench.OutcomeSandboxLost, r.Outcome)
+	var te *swebench.InstanceTimeoutError
+	require.ErrorAs(t, r.Err, &te)
+	assert.Equal(t, 20*time.Second, te.Timeout)
+	assert.Equal(t, 1, te.LostSandboxes)
+	assert.ErrorIs(t, r.Err, sandbox.ErrSandboxLost)
+	assert.Contains(t, r.Error, "injected")
+	assert.Len(t, r.Retries, 1, "one retry, then the time was up")
+	require.Error(t, hung, "the retry's context ended")
+	b, err := os.ReadFile(filepath.Join(r.LogDir, "run_instance.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "ran past its time of 20s, which covers every attempt")
 }
