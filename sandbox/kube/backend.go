@@ -107,14 +107,19 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		// pod of a node alike.
 		return "", &sandbox.SpecError{Field: "sandbox.Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", sandbox.DefaultPidsLimit)}
 	}
+	var proven []string
 	if s.Relax.Network == "" {
-		if err := k.proveIsolation(ctx, s.Image, req.Labels); err != nil {
+		var err error
+		if proven, err = k.proveIsolation(ctx, s.Image, req.Labels); err != nil {
 			return "", err
 		}
 	}
 	pod, err := podFor(s, seam.Keepalive, req.Labels, k.pull)
 	if err != nil {
 		return "", err
+	}
+	if len(proven) > 0 {
+		onlyNodes(pod, proven)
 	}
 	avoidNodes(pod, k.lostNodes())
 	name, err := k.createPod(ctx, pod, false)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
@@ -131,4 +132,53 @@ func TestImagePullFailureCarriesTheRegistryAnswer(t *testing.T) {
 			assert.Positive(t, requests(), "the node asked the registry")
 		})
 	}
+}
+
+// A node that was not Ready when isolation was proven, or joined later, is
+// probed before a sandbox without a network may run there; until then the
+// sandboxes are held to the proven nodes.
+func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
+	nodes := kubetest.ReadyNodes(t)
+	if len(nodes) < 2 {
+		t.Skipf("needs two Ready nodes, the cluster has %v", nodes)
+	}
+	b := kubetest.Backend(t)
+	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(b))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})
+		assert.NoError(t, err)
+		assert.NoError(t, c.Close())
+	})
+	cs := kubetest.Clientset(t)
+	required := func(sb *sandbox.Sandbox) ([]string, string) {
+		p, err := cs.CoreV1().Pods(kubetest.Namespace).Get(context.Background(), sb.ID(), metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NotNil(t, p.Spec.Affinity, "a sandbox without a network is held to proven nodes")
+		ns := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		require.NotNil(t, ns)
+		var allowed []string
+		for _, term := range ns.NodeSelectorTerms {
+			for _, f := range term.MatchFields {
+				allowed = append(allowed, f.Values...)
+			}
+		}
+		return allowed, p.Spec.NodeName
+	}
+
+	late := nodes[1]
+	require.NoError(t, kube.SetNodeView(b, late))
+	first, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	allowed, ran := required(first)
+	assert.Equal(t, []string{nodes[0]}, allowed)
+	assert.Equal(t, nodes[0], ran)
+	assert.Equal(t, []string{nodes[0]}, kube.ProvenNodes(b), "a node that was not Ready is not probed yet")
+
+	kube.ClearNodeView(b)
+	second, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	allowed, _ = required(second)
+	assert.Equal(t, nodes, allowed)
+	assert.Equal(t, nodes, kube.ProvenNodes(b), "the node was probed once it was Ready")
 }

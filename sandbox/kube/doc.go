@@ -27,9 +27,12 @@
 // server (WebSocket, falling back to SPDY) and copies are tar over exec.
 // "Network none" is a default-deny NetworkPolicy, which holds only where the
 // cluster enforces NetworkPolicy: before the first sandbox without a
-// network, probe pods on every Ready node must fail to reach the API
-// server's address while a control pod reaches it, or the client refuses
-// with an [IsolationError] ([ErrNetworkNotEnforced]) unless
+// network runs on a node, a probe pod there must fail repeatedly to reach
+// the API server's address while a control pod beside it keeps reaching it,
+// and such sandboxes run only on proven nodes; a node that turns Ready or
+// joins later is probed first. The namespace's policies must leave such a
+// pod isolated ([PolicyError]). Otherwise the client refuses with an
+// [IsolationError] ([ErrNetworkNotEnforced]) unless
 // [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's
 // user (ExecRequest.User must match Spec.User), a Workspace is copied in
 // (not shared), and bind mounts and named volumes are refused.

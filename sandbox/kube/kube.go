@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -200,79 +203,148 @@ func (k *Backend) apiErr(op string, err error) error {
 }
 
 // ensurePolicy creates the namespace's default-deny NetworkPolicy for pods
-// labelled swebox.network=none, if it is missing.
-func (k *Backend) ensurePolicy(ctx context.Context, labels map[string]string) error {
+// labelled swebox.network=none, if it is missing, and checks that the
+// namespace's policies leave a sandbox pod with podLabels isolated: one of
+// that name must be exactly the default deny, and no other may select the
+// pod and allow it traffic (policies add up, so one allowing rule undoes
+// the deny).
+func (k *Backend) ensurePolicy(ctx context.Context, podLabels map[string]string) error {
 	np := &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{sandbox.LabelManaged: labelValue(labels[sandbox.LabelManaged])}},
+		ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName, Labels: map[string]string{sandbox.LabelManaged: labelValue(podLabels[sandbox.LabelManaged])}},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNetwork: "none"}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
 		},
 	}
-	_, err := k.cs.NetworkingV1().NetworkPolicies(k.ns).Create(ctx, np, metav1.CreateOptions{})
-	if apierrors.IsNotFound(err) {
-		return &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+	list, err := k.cs.NetworkingV1().NetworkPolicies(k.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return k.apiErr("list NetworkPolicies", err)
 	}
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return k.apiErr("create NetworkPolicy", err)
+	if !slices.ContainsFunc(list.Items, func(p networkingv1.NetworkPolicy) bool { return p.Name == kubePolicyName }) {
+		created, err := k.cs.NetworkingV1().NetworkPolicies(k.ns).Create(ctx, np, metav1.CreateOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return &NamespaceError{Namespace: k.ns, Kubeconfig: k.config}
+		case apierrors.IsAlreadyExists(err):
+			return k.ensurePolicy(ctx, podLabels) // another client made it meanwhile
+		case err != nil:
+			return k.apiErr("create NetworkPolicy", err)
+		}
+		list.Items = append(list.Items, *created)
+	}
+	return policiesIsolate(k.ns, list.Items, podLabels)
+}
+
+// PolicyError reports a NetworkPolicy of the namespace that would let a
+// sandbox without a network reach the network or be reached.
+type PolicyError struct {
+	Namespace, Policy string
+	Reason            string
+}
+
+func (e *PolicyError) Error() string {
+	return fmt.Sprintf("namespace %s: NetworkPolicy %s %s, so \"network none\" would not hold", e.Namespace, e.Policy, e.Reason)
+}
+
+func (e *PolicyError) Unwrap() error { return ErrNetworkNotEnforced }
+
+// policiesIsolate checks policies against a sandbox pod's labels (see
+// ensurePolicy).
+func policiesIsolate(ns string, policies []networkingv1.NetworkPolicy, podLabels map[string]string) error {
+	set := k8slabels.Set(podLabels)
+	for _, p := range policies {
+		perr := func(reason string) error { return &PolicyError{Namespace: ns, Policy: p.Name, Reason: reason} }
+		sel, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector)
+		if err != nil {
+			return perr(fmt.Sprintf("has a pod selector that cannot be read (%v)", err))
+		}
+		if p.Name == kubePolicyName {
+			types := map[networkingv1.PolicyType]bool{}
+			for _, t := range p.Spec.PolicyTypes {
+				types[t] = true
+			}
+			switch {
+			case !sel.Matches(set):
+				return perr(fmt.Sprintf("does not select the sandbox pods (its selector is %q, not %s=none)", sel.String(), LabelNetwork))
+			case !types[networkingv1.PolicyTypeIngress] || !types[networkingv1.PolicyTypeEgress]:
+				return perr(fmt.Sprintf("governs %v, not both Ingress and Egress", p.Spec.PolicyTypes))
+			case len(p.Spec.Ingress) > 0 || len(p.Spec.Egress) > 0:
+				return perr("allows traffic instead of denying all of it")
+			}
+			continue
+		}
+		if sel.Matches(set) && (len(p.Spec.Ingress) > 0 || len(p.Spec.Egress) > 0) {
+			return perr(fmt.Sprintf("selects the sandbox pods (selector %q) and allows them traffic", sel.String()))
+		}
 	}
 	return nil
 }
 
-// probeScript tries a TCP connection to $1:$2 every half second for up to
-// $3 tries. Under a policy that must hold ($4 = deny) it succeeds as soon as
-// one attempt is refused or times out, since the enforcer may need a moment
-// for a new pod; the control pod ($4 = allow) succeeds at its first
-// connection. It prints what it saw.
-const probeScript = `h=$1; p=$2; n=$3; want=$4
-try() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket,sys; s=socket.create_connection((sys.argv[1], int(sys.argv[2])), 2); print("connected")' "$h" "$p" 2>&1
-  elif command -v bash >/dev/null 2>&1; then
-    timeout 2 bash -c 'exec 3<>/dev/tcp/$0/$1 && echo connected' "$h" "$p" 2>&1
-  else
-    echo "no python3 or bash in the image to probe with"; exit 2
-  fi
-}
-i=0
+// Probing: each probe pod connects to the API server's address every
+// probeInterval, each attempt bounded by 2 s, and succeeds once probeStreak
+// attempts in a row went its way: refused or timed out under the deny
+// policy, connected for the control. One failed connection proves nothing
+// (a hiccup, a slow node), so the deny probe must fail repeatedly while the
+// control, started beside it on the same node, connects repeatedly.
+const (
+	probeTries  = 40
+	probeStreak = 3
+)
+
+// probeScript probes $1:$2 up to $3 times until $5 attempts in a row went
+// the way $4 wants (allow: connected; deny: not). It prints what it saw.
+const probeScript = `h=$1; p=$2; n=$3; want=$4; k=$5
+if command -v python3 >/dev/null 2>&1; then
+  try() { python3 -c 'import socket,sys; s=socket.create_connection((sys.argv[1], int(sys.argv[2])), 2); print("connected")' "$h" "$p" 2>&1 | tail -1; }
+elif command -v bash >/dev/null 2>&1; then
+  try() { timeout 2 bash -c 'exec 3<>/dev/tcp/$0/$1 && echo connected' "$h" "$p" 2>&1 | tail -1; }
+else
+  echo "no python3 or bash in the image to probe with"; exit 2
+fi
+i=0; streak=0
 while [ $i -lt "$n" ]; do
   out=$(try)
-  case "$out" in
-    connected) [ "$want" = allow ] && { echo "reached $h:$p"; exit 0; } ;;
-    *) [ "$want" = deny ] && { echo "blocked: $out" | tail -1; exit 0; } ;;
+  case "$want:$out" in
+    allow:connected) streak=$((streak+1)) ;;
+    deny:connected) streak=0 ;;
+    deny:*) streak=$((streak+1)) ;;
+    *) streak=0 ;;
   esac
+  if [ $streak -ge "$k" ]; then echo "$want held $k times in a row; last: $out"; exit 0; fi
   i=$((i+1)); sleep 0.5
 done
-echo "gave up after $n tries; last: $out" | tail -1
+echo "gave up after $n tries; last: $out"
 exit 1`
 
 // proveIsolation shows, once per node, that a pod under the default-deny
 // policy cannot reach the API server's address while a control pod without
-// it can. It returns an *IsolationError when the policy pod got through.
-// The probe runs image, which must have python3 or bash.
-func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[string]string) error {
+// it can, and returns the nodes where it holds, on which alone the caller
+// may run a sandbox without a network. A node that was not Ready, or not
+// yet in the cluster, when an earlier sandbox was proven is probed before
+// it is returned. It returns an *IsolationError when a policy pod got
+// through. The probe runs image, which must have python3 or bash.
+func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[string]string) ([]string, error) {
+	podLabels, _ := labelsFor(labels)
+	podLabels[LabelNetwork] = "none"
+	if err := k.ensurePolicy(ctx, podLabels); err != nil {
+		return nil, err
+	}
 	if k.trustNP {
-		return nil
-	}
-	k.probeMu.Lock()
-	defer k.probeMu.Unlock()
-	if k.proven["*"] {
-		return nil
-	}
-	if err := k.ensurePolicy(ctx, labels); err != nil {
-		return err
+		return nil, nil
 	}
 	host, port, err := apiHostPort(k.rc.Host)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	nodes, err := k.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := k.nodes(ctx)
 	if err != nil {
-		return k.apiErr("list nodes", err)
+		return nil, err
 	}
+	k.probeMu.Lock()
+	defer k.probeMu.Unlock()
 	var targets []string
-	for _, n := range nodes.Items {
-		if n.Spec.Unschedulable || k.proven[n.Name] || !nodeReady(&n) {
+	for _, n := range nodes {
+		if n.Spec.Unschedulable || k.proven[n.Name] || !nodeReady(n) {
 			continue
 		}
 		targets = append(targets, n.Name)
@@ -289,13 +361,19 @@ func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[s
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
-	if len(targets) == 0 && len(k.proven) == 0 {
-		return fmt.Errorf("prove network isolation: no Ready node to probe")
+	var proven []string
+	for _, n := range nodes {
+		if k.proven[n.Name] {
+			proven = append(proven, n.Name)
+		}
 	}
-	k.proven["*"] = true
-	return nil
+	if len(proven) == 0 {
+		return nil, fmt.Errorf("prove network isolation: no Ready node to probe")
+	}
+	sort.Strings(proven)
+	return proven, nil
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -334,7 +412,7 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 			pl[k] = v
 		}
 		pl["swebox.probe"] = want
-		pod, err := podFor(s, []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, "40", want}, pl, k.pull)
+		pod, err := podFor(s, []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, strconv.Itoa(probeTries), want, strconv.Itoa(probeStreak)}, pl, k.pull)
 		if err != nil {
 			return "", err
 		}

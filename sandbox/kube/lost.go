@@ -45,10 +45,36 @@ func (k *Backend) node(ctx context.Context, name string) (n *corev1.Node, found 
 	lk := &k.loss
 	lk.mu.Lock()
 	defer lk.mu.Unlock()
+	if err := k.refreshNodes(ctx); err != nil {
+		return nil, false, err
+	}
+	n, found = lk.nodes[name]
+	return n, found, nil
+}
+
+// nodes returns a node list at most lossPoll old.
+func (k *Backend) nodes(ctx context.Context) ([]*corev1.Node, error) {
+	lk := &k.loss
+	lk.mu.Lock()
+	defer lk.mu.Unlock()
+	if err := k.refreshNodes(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.Node, 0, len(lk.nodes))
+	for _, n := range lk.nodes {
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// refreshNodes reads the node list when the one held is older than
+// lossPoll; the caller holds k.loss.mu.
+func (k *Backend) refreshNodes(ctx context.Context) error {
+	lk := &k.loss
 	if lk.nodes == nil || time.Since(lk.at) > lossPoll {
 		list, err := k.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, false, k.apiErr("list nodes", err)
+			return k.apiErr("list nodes", err)
 		}
 		lk.nodes = make(map[string]*corev1.Node, len(list.Items))
 		for i := range list.Items {
@@ -56,8 +82,7 @@ func (k *Backend) node(ctx context.Context, name string) (n *corev1.Node, found 
 		}
 		lk.at = time.Now()
 	}
-	n, found = lk.nodes[name]
-	return n, found, nil
+	return nil
 }
 
 // markLost records that node lost a pod and deletes the pod at once (grace
@@ -106,13 +131,37 @@ func avoidNodes(pod *corev1.Pod, nodes []string) {
 	if pod.Spec.Affinity.NodeAffinity == nil {
 		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
 	}
+	// A node field selector takes one value (the API server refuses more),
+	// so each node is a preference of its own.
 	na := pod.Spec.Affinity.NodeAffinity
-	na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, corev1.PreferredSchedulingTerm{
-		Weight: 100,
-		Preference: corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
-			Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: nodes,
-		}}},
-	})
+	for _, n := range nodes {
+		na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, corev1.PreferredSchedulingTerm{
+			Weight: 100,
+			Preference: corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+				Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{n},
+			}}},
+		})
+	}
+}
+
+// onlyNodes makes pod run on one of nodes: a rule, for the nodes where
+// network isolation was proven.
+func onlyNodes(pod *corev1.Pod, nodes []string) {
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	// A node field selector takes one value, so each node is a term of its
+	// own; terms are alternatives.
+	terms := make([]corev1.NodeSelectorTerm, 0, len(nodes))
+	for _, n := range nodes {
+		terms = append(terms, corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+			Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{n},
+		}}})
+	}
+	pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: terms}
 }
 
 // lostPodReasons are the reasons of a failed pod that the node, not the

@@ -91,8 +91,11 @@ func TestAvoidNodesPrefersOthers(t *testing.T) {
 	assert.Nil(t, pod.Spec.Affinity, "no lost node, no affinity")
 	avoidNodes(pod, []string{"n1", "n2"})
 	terms := pod.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
-	require.Len(t, terms, 1)
-	assert.Equal(t, []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"n1", "n2"}}}, terms[0].Preference.MatchFields)
+	// One value per node field selector: the API server refuses more.
+	require.Len(t, terms, 2)
+	for i, n := range []string{"n1", "n2"} {
+		assert.Equal(t, []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{n}}}, terms[i].Preference.MatchFields)
+	}
 	assert.Nil(t, pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, "a preference, never a rule")
 }
 

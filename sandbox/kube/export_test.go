@@ -1,0 +1,57 @@
+package kube
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SetNodeView makes b see the cluster's nodes with those named marked
+// NotReady, as if they had been when b looked, until ClearNodeView.
+func SetNodeView(b *Backend, notReady ...string) error {
+	list, err := b.cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	b.loss.mu.Lock()
+	defer b.loss.mu.Unlock()
+	b.loss.nodes = map[string]*corev1.Node{}
+	for i := range list.Items {
+		n := &list.Items[i]
+		for _, name := range notReady {
+			if n.Name != name {
+				continue
+			}
+			for j, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady {
+					n.Status.Conditions[j].Status = corev1.ConditionFalse
+				}
+			}
+		}
+		b.loss.nodes[n.Name] = n
+	}
+	b.loss.at = time.Now().Add(time.Hour) // not refreshed meanwhile
+	return nil
+}
+
+// ClearNodeView makes b read the node list afresh.
+func ClearNodeView(b *Backend) {
+	b.loss.mu.Lock()
+	defer b.loss.mu.Unlock()
+	b.loss.nodes = nil
+}
+
+// ProvenNodes lists the nodes where b proved network isolation.
+func ProvenNodes(b *Backend) []string {
+	b.probeMu.Lock()
+	defer b.probeMu.Unlock()
+	var out []string
+	for n := range b.proven {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,137 @@
+package kube
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/swebox/swebox/sandbox"
+)
+
+// A namespace's policies isolate a sandbox pod only when the policy of
+// swebox's name is exactly the default deny and no other one selects the
+// pod and allows it traffic.
+func TestPoliciesIsolate(t *testing.T) {
+	pod := map[string]string{LabelNetwork: "none", sandbox.LabelManaged: "true", "swebox.run": "r1"}
+	both := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}
+	deny := func() networkingv1.NetworkPolicy {
+		return networkingv1.NetworkPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: kubePolicyName},
+			Spec: networkingv1.NetworkPolicySpec{
+				PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelNetwork: "none"}},
+				PolicyTypes: both,
+			},
+		}
+	}
+	allowAll := networkingv1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{}}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}}
+	type testCase struct {
+		name   string
+		edit   func(p *networkingv1.NetworkPolicy)
+		others []networkingv1.NetworkPolicy
+		reason string // "" when isolated
+	}
+	for _, tc := range []testCase{
+		{name: "the default deny", edit: func(*networkingv1.NetworkPolicy) {}},
+		{name: "egress only", edit: func(p *networkingv1.NetworkPolicy) { p.Spec.PolicyTypes = both[1:] }, reason: "not both Ingress and Egress"},
+		{name: "an egress rule", edit: func(p *networkingv1.NetworkPolicy) { p.Spec.Egress = []networkingv1.NetworkPolicyEgressRule{{}} }, reason: "allows traffic"},
+		{name: "another selector", edit: func(p *networkingv1.NetworkPolicy) {
+			p.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
+		}, reason: "does not select the sandbox pods"},
+		{name: "another policy allows every pod", edit: func(*networkingv1.NetworkPolicy) {},
+			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "open"}, Spec: allowAll}},
+			reason: "selects the sandbox pods"},
+		{name: "another policy allows the run's pods", edit: func(*networkingv1.NetworkPolicy) {},
+			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "open"}, Spec: func() networkingv1.NetworkPolicySpec {
+				s := allowAll
+				s.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"swebox.run": "r1"}}
+				return s
+			}()}},
+			reason: "selects the sandbox pods"},
+		{name: "another policy allows other pods", edit: func(*networkingv1.NetworkPolicy) {},
+			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: func() networkingv1.NetworkPolicySpec {
+				s := allowAll
+				s.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+				return s
+			}()}}},
+		{name: "another policy denies", edit: func(*networkingv1.NetworkPolicy) {},
+			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "deny-all"}, Spec: networkingv1.NetworkPolicySpec{PolicyTypes: both}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := deny()
+			tc.edit(&p)
+			err := policiesIsolate("ns", append([]networkingv1.NetworkPolicy{p}, tc.others...), pod)
+			if tc.reason == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrNetworkNotEnforced)
+			var pe *PolicyError
+			if assert.ErrorAs(t, err, &pe) {
+				assert.Contains(t, pe.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+// The isolation probe decides on a streak, never on one connection: the
+// deny probe needs probeStreak failed connections in a row (a connection
+// between them starts over), the control as many successes. The
+// connections here are a scripted python3 that answers from a list; an
+// image with neither python3 nor bash cannot probe at all.
+func TestProbeScriptNeedsAStreak(t *testing.T) {
+	type testCase struct {
+		name    string
+		want    string   // allow or deny
+		answers []string // what each connection attempt prints
+		code    int
+		out     string
+	}
+	for _, tc := range []testCase{
+		{name: "deny holds after a late start", want: "deny", answers: []string{"connected", "TimeoutError: timed out", "ConnectionRefusedError: refused", "TimeoutError: timed out"},
+			out: "deny held 3 times in a row"},
+		{name: "deny with a connection between failures", want: "deny", answers: []string{"TimeoutError: timed out", "TimeoutError: timed out", "connected", "TimeoutError: timed out", "TimeoutError: timed out", "connected"},
+			code: 1, out: "gave up after 6 tries"},
+		{name: "one failure proves nothing", want: "deny", answers: []string{"TimeoutError: timed out", "connected", "connected", "connected", "connected", "connected"},
+			code: 1, out: "gave up"},
+		{name: "control keeps connecting", want: "allow", answers: []string{"connected", "TimeoutError: timed out", "connected", "connected", "connected"},
+			out: "allow held 3 times in a row"},
+		{name: "control that stops connecting", want: "allow", answers: []string{"connected", "connected", "TimeoutError: timed out", "connected", "connected", "TimeoutError: timed out"},
+			code: 1, out: "gave up"},
+		{name: "nothing to probe with", want: "deny", code: 2, out: "no python3 or bash"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			seq := filepath.Join(dir, "answers")
+			require.NoError(t, os.WriteFile(seq, []byte(strings.Join(tc.answers, "\n")+"\n"), 0o644))
+			if tc.answers != nil {
+				fake := "#!/bin/sh\nn=$(cat " + seq + ".n 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + seq + ".n; sed -n \"${n}p\" " + seq + "\n"
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "python3"), []byte(fake), 0o755))
+			}
+			path := dir
+			if tc.answers != nil {
+				path += ":/usr/bin:/bin" // sed, cat, tail, sleep
+			}
+			cmd := exec.Command("/bin/sh", "-c", probeScript, "swebox-probe", "192.0.2.1", "443", strconv.Itoa(max(len(tc.answers), 1)), tc.want, strconv.Itoa(probeStreak))
+			cmd.Env = []string{"PATH=" + path}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.code, code, string(out))
+			assert.Contains(t, string(out), tc.out)
+		})
+	}
+}
