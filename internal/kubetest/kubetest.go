@@ -89,7 +89,13 @@ func Backend(t testing.TB, opts ...kube.Option) *kube.Backend {
 // of the test cluster, with a session of its own pruned when the test ends.
 func Client(t testing.TB, opts ...sandbox.Option) *sandbox.Client {
 	t.Helper()
-	c, err := sandbox.New(append([]sandbox.Option{sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(Backend(t))}, opts...)...)
+	return ClientOf(t, Backend(t), opts...)
+}
+
+// ClientOf is Client over the backend b.
+func ClientOf(t testing.TB, b *kube.Backend, opts ...sandbox.Option) *sandbox.Client {
+	t.Helper()
+	c, err := sandbox.New(append([]sandbox.Option{sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(b)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})

@@ -92,13 +92,7 @@ func registry(t *testing.T, status int, body string) (string, func() int) {
 // a missing image), and a 429 also matches sandbox.ErrRateLimited.
 func TestImagePullFailureCarriesTheRegistryAnswer(t *testing.T) {
 	b := kubetest.Backend(t, kube.WithUnprovenNetworkPolicy())
-	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(b))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})
-		assert.NoError(t, err)
-		assert.NoError(t, c.Close())
-	})
+	c := kubetest.ClientOf(t, b)
 	for _, tc := range []struct {
 		name        string
 		status      int
@@ -143,13 +137,7 @@ func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
 		t.Skipf("needs two Ready nodes, the cluster has %v", nodes)
 	}
 	b := kubetest.Backend(t)
-	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithBackend(b))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})
-		assert.NoError(t, err)
-		assert.NoError(t, c.Close())
-	})
+	c := kubetest.ClientOf(t, b)
 	cs := kubetest.Clientset(t)
 	required := func(sb *sandbox.Sandbox) ([]string, string) {
 		p, err := cs.CoreV1().Pods(kubetest.Namespace).Get(context.Background(), sb.ID(), metav1.GetOptions{})

@@ -32,7 +32,14 @@ func TestPoliciesIsolate(t *testing.T) {
 			},
 		}
 	}
-	allowAll := networkingv1.NetworkPolicySpec{Egress: []networkingv1.NetworkPolicyEgressRule{{}}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}}
+	// allowFor is a policy that lets the pods it selects reach anything.
+	allowFor := func(name string, sel map[string]string) networkingv1.NetworkPolicy {
+		return networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: sel},
+			Egress:      []networkingv1.NetworkPolicyEgressRule{{}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+		}}
+	}
 	type testCase struct {
 		name   string
 		edit   func(p *networkingv1.NetworkPolicy)
@@ -47,21 +54,13 @@ func TestPoliciesIsolate(t *testing.T) {
 			p.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}
 		}, reason: "does not select the sandbox pods"},
 		{name: "another policy allows every pod", edit: func(*networkingv1.NetworkPolicy) {},
-			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "open"}, Spec: allowAll}},
+			others: []networkingv1.NetworkPolicy{allowFor("open", nil)},
 			reason: "selects the sandbox pods"},
 		{name: "another policy allows the run's pods", edit: func(*networkingv1.NetworkPolicy) {},
-			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "open"}, Spec: func() networkingv1.NetworkPolicySpec {
-				s := allowAll
-				s.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"swebox.run": "r1"}}
-				return s
-			}()}},
+			others: []networkingv1.NetworkPolicy{allowFor("open", map[string]string{"swebox.run": "r1"})},
 			reason: "selects the sandbox pods"},
 		{name: "another policy allows other pods", edit: func(*networkingv1.NetworkPolicy) {},
-			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: func() networkingv1.NetworkPolicySpec {
-				s := allowAll
-				s.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-				return s
-			}()}}},
+			others: []networkingv1.NetworkPolicy{allowFor("web", map[string]string{"app": "web"})}},
 		{name: "another policy denies", edit: func(*networkingv1.NetworkPolicy) {},
 			others: []networkingv1.NetworkPolicy{{ObjectMeta: metav1.ObjectMeta{Name: "deny-all"}, Spec: networkingv1.NetworkPolicySpec{PolicyTypes: both}}}},
 	} {
