@@ -52,7 +52,14 @@ func benchExec(b *testing.B, sb *sandbox.Sandbox) {
 // removed in the background. The wait for the pool to have one ready is not
 // timed: it measures a one-shot run when the pool keeps up.
 func BenchmarkRunPooled(b *testing.B) {
-	c := newClient(b, sandbox.WithPool(sandbox.PoolOptions{Size: 2}))
+	benchRunPooled(b, newClient(b, sandbox.WithPool(sandbox.PoolOptions{Size: 2})), func(res sandbox.ExecResult) {
+		require.Positive(b, res.Usage.MaxRSS, "served by the pool")
+	})
+}
+
+// benchRunPooled times pooled one-shot runs of `true` on c; check looks at
+// each result.
+func benchRunPooled(b *testing.B, c *sandbox.Client, check func(sandbox.ExecResult)) {
 	ctx := context.Background()
 	spec := sandbox.Spec{Image: testImage(), Policy: sandbox.AllowAll()}
 	var d []time.Duration
@@ -65,7 +72,7 @@ func BenchmarkRunPooled(b *testing.B) {
 		d = append(d, time.Since(start))
 		require.NoError(b, err)
 		require.Equal(b, 0, res.ExitCode)
-		require.Positive(b, res.Usage.MaxRSS, "served by the pool")
+		check(res)
 	}
 	testenv.ReportPercentiles(b, d)
 	reportLoad(b)

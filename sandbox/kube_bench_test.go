@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/sandbox"
 )
 
 // The Kubernetes counterparts of BenchmarkRunOneShot and BenchmarkExecWarm,
@@ -14,3 +15,13 @@ import (
 func BenchmarkKubeRunOneShot(b *testing.B) { benchRunOneShot(b, kubetest.Client(b)) }
 
 func BenchmarkKubeExecWarm(b *testing.B) { benchExecWarm(b, kubetest.Client(b)) }
+
+// BenchmarkKubeRunPooled is BenchmarkRunPooled on the test cluster: each
+// iteration takes a running pod from the warm pool, runs `true` in it and
+// leaves it to be removed in the background; the wait for the pool to have
+// one ready is not timed.
+//
+//	go test ./sandbox -run '^$' -bench 'RunPooled' -benchtime 20x
+func BenchmarkKubeRunPooled(b *testing.B) {
+	benchRunPooled(b, kubetest.Client(b, sandbox.WithPool(sandbox.PoolOptions{Size: 2})), func(sandbox.ExecResult) {})
+}

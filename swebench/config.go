@@ -156,7 +156,8 @@ type Config struct {
 	PullRetries int
 	// PullBackoff is the wait before the first of those retries; each
 	// further wait doubles. An instance waiting gives up its worker slot,
-	// so the others go on meanwhile. Default 30 s.
+	// so the others go on meanwhile; on Kubernetes, where a node pulls as
+	// the instance's pod starts, it waits in its slot. Default 30 s.
 	PullBackoff time.Duration
 	// LostRetries is how many times an instance whose sandbox the cluster
 	// lost (sandbox.ErrSandboxLost: its pod evicted, preempted, deleted by

@@ -130,6 +130,7 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 	defer cancel()
 	var retries []grade.Retry
 	var lastLost error
+	var pulls pullTries
 	for {
 		err := e.evaluate(actx, n, inst, pred, dir, &res, retries)
 		var lost *sandbox.LostError
@@ -141,6 +142,12 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 				losses++
 			}
 			err = &InstanceTimeoutError{Timeout: e.cfg.InstanceTimeout, LostSandboxes: losses, Lost: lastLost}
+		}
+		if again, perr := e.pullBackoff(actx, inst.InstanceID, err, &pulls); again {
+			res = InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
+			continue
+		} else if perr != nil {
+			err = perr
 		}
 		if err == nil || !isLost || actx.Err() != nil || len(retries) >= e.cfg.LostRetries {
 			if err != nil {

@@ -65,3 +65,44 @@ func (e *evaluator) awaitImage(ctx context.Context, n int, id string, pause func
 		wait *= 2
 	}
 }
+
+// pullTries counts the waits of an instance whose sandbox's node was refused
+// its image for a registry's rate limit.
+type pullTries struct {
+	n      int
+	wait   time.Duration // before the next try; 0: Config.PullBackoff
+	waited time.Duration
+}
+
+// pullBackoff handles an attempt that failed because a node's pull of the
+// image hit a registry's rate limit: on Kubernetes the node pulls as the pod
+// starts, so awaitImage cannot wait for it beforehand. It waits
+// Config.PullBackoff, doubling, and reports again = true up to
+// Config.PullRetries times; then it returns the *PullRetryError to end the
+// instance with. The instance keeps its worker slot while it waits. Any
+// other error, or one awaitImage already gave up on, is left alone.
+func (e *evaluator) pullBackoff(ctx context.Context, id string, err error, t *pullTries) (again bool, final error) {
+	var given *PullRetryError
+	if !errors.Is(err, sandbox.ErrRateLimited) || errors.As(err, &given) || ctx.Err() != nil {
+		return false, nil
+	}
+	image := e.specs[id].ts.Image
+	if t.n >= e.cfg.PullRetries {
+		return false, &PullRetryError{Image: image, Attempts: t.n + 1, Waited: t.waited, Err: err}
+	}
+	if t.wait == 0 {
+		t.wait = e.cfg.PullBackoff
+	}
+	e.log.Warn("registry rate limit on a node's pull; waiting before starting the sandbox again", "image", image, "instance", id, "wait", t.wait, "attempt", t.n+1)
+	timer := time.NewTimer(t.wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		return false, nil
+	}
+	t.n++
+	t.waited += t.wait
+	t.wait *= 2
+	return true, nil
+}

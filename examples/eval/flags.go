@@ -31,6 +31,7 @@ type runOptions struct {
 	RetryFailures    bool
 	Repeat           int
 	LostRetries      int
+	InstanceTimeout  int // seconds; 0: the library's default
 	Namespace        string
 	InstanceImageTag string
 
@@ -170,6 +171,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.KubeNodeGrace) }},
 	{names: []string{"lost_retries"}, arg: "N", swebox: true, usage: "evaluate an instance again, from scratch on a new sandbox, up to N times when the cluster loses its sandbox (pod evicted or deleted, node lost); past them it is sandbox_lost, never a verdict; 0 for none",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.LostRetries) }},
+	{names: []string{"instance_timeout"}, arg: "SECONDS", swebox: true, usage: "time allowed for each instance's whole evaluation, its retries after lost sandboxes included (a retry gets what is left); default 2 × --timeout + 600",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.InstanceTimeout) }},
 	{names: []string{"keep_workspaces"}, arg: "", swebox: true, usage: "workspace mode: leave each instance's checkout on disk after grading",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KeepWorkspaces) }},
 	{names: []string{"share_objects"}, arg: "", swebox: true, usage: "workspace mode: let checkouts borrow the repository's objects read-only instead of carrying the base commit's; faster, but the tests can read later commits, the fix included",
@@ -264,6 +267,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be a positive number of seconds, got %d", o.Timeout)
+	}
+	if o.InstanceTimeout < 0 {
+		return usagef("--instance_timeout must be a positive number of seconds, got %d", o.InstanceTimeout)
 	}
 	if o.LostRetries < 0 {
 		return usagef("--lost_retries must be 0 or more, got %d", o.LostRetries)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,19 +188,26 @@ func TestNormalizeArgs(t *testing.T) {
 }
 
 // --lost_retries maps onto Config.LostRetries; 0 means none, which Config
-// spells as a negative number (its zero is the default).
-func TestLostRetriesFlag(t *testing.T) {
+// spells as a negative number (its zero is the default). --instance_timeout
+// maps onto Config.InstanceTimeout, 0 leaving the library's default.
+func TestRetryFlags(t *testing.T) {
+	lost := func(c swebench.Config) any { return c.LostRetries }
+	limit := func(c swebench.Config) any { return c.InstanceTimeout }
 	type testCase struct {
-		name string
-		args []string
-		want int
-		err  string
+		name  string
+		args  []string
+		field func(swebench.Config) any
+		want  any
+		err   string
 	}
 	for _, tc := range []testCase{
-		{"default", nil, swebench.DefaultLostRetries, ""},
-		{"five", []string{"--lost_retries", "5"}, 5, ""},
-		{"none", []string{"--lost_retries", "0"}, -1, ""},
-		{"negative", []string{"--lost_retries", "-1"}, 0, "--lost_retries must be 0 or more"},
+		{"default", nil, lost, swebench.DefaultLostRetries, ""},
+		{"five", []string{"--lost_retries", "5"}, lost, 5, ""},
+		{"none", []string{"--lost_retries", "0"}, lost, -1, ""},
+		{"negative", []string{"--lost_retries", "-1"}, lost, 0, "--lost_retries must be 0 or more"},
+		{"instance timeout default", nil, limit, time.Duration(0), ""},
+		{"instance timeout", []string{"--instance_timeout", "900"}, limit, 900 * time.Second, ""},
+		{"negative instance timeout", []string{"--instance_timeout", "-5"}, limit, nil, "--instance_timeout must be a positive number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseRunFlags(defaultRunOptions(), append(tc.args, "-p", "gold", "--run_id", "r"))
@@ -208,7 +216,7 @@ func TestLostRetriesFlag(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, runConfig(o).LostRetries)
+			assert.Equal(t, tc.want, tc.field(runConfig(o)))
 		})
 	}
 }

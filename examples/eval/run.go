@@ -267,6 +267,7 @@ func runConfig(o runOptions) swebench.Config {
 		cfg.Mode = harness.ModeWorkspace
 	}
 	cfg.LostRetries = o.LostRetries
+	cfg.InstanceTimeout = time.Duration(o.InstanceTimeout) * time.Second
 	if o.LostRetries == 0 {
 		cfg.LostRetries = -1 // Config's zero is the default; none is negative
 	}

@@ -6,6 +6,8 @@ package kubetest
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -162,4 +164,33 @@ func ReadyNodes(t testing.TB) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Registry answers every manifest request with status and body, as a
+// registry that lacks an image (404) or limits pulls (429) does; the test
+// cluster's nodes run on this machine and pull from 127.0.0.1 over plain
+// HTTP. It returns the registry's host:port and how many manifest requests
+// it got.
+func Registry(t testing.TB, status int, body string) (string, func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	reqs := make(chan struct{}, 1000)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		if strings.Contains(r.URL.Path, "/manifests/") {
+			select {
+			case reqs <- struct{}{}:
+			default:
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l.Addr().String(), func() int { return len(reqs) }
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,35 +56,6 @@ func TestMissingNamespaceIsRefused(t *testing.T) {
 	}
 }
 
-// registry answers every manifest request with status and body, as a
-// registry that lacks an image (404) or limits pulls (429) does; the test
-// cluster's nodes run on this machine and pull from 127.0.0.1 over plain
-// HTTP. It returns the registry's host:port and how many manifest requests
-// it got.
-func registry(t *testing.T, status int, body string) (string, func() int) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	reqs := make(chan struct{}, 1000)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v2/" {
-			return
-		}
-		if strings.Contains(r.URL.Path, "/manifests/") {
-			select {
-			case reqs <- struct{}{}:
-			default:
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	})}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return l.Addr().String(), func() int { return len(reqs) }
-}
-
 // An image the node cannot pull ends the sandbox's start with a
 // *sandbox.ImageError that carries the registry's answer (a failed pull, not
 // a missing image), and a 429 also matches sandbox.ErrRateLimited.
@@ -108,7 +77,7 @@ func TestImagePullFailureCarriesTheRegistryAnswer(t *testing.T) {
 			answer: "429 Too Many Requests", rateLimited: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			host, requests := registry(t, tc.status, tc.body)
+			host, requests := kubetest.Registry(t, tc.status, tc.body)
 			image := host + "/swebox/unpullable:1"
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
