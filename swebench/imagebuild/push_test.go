@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swebox/swebox/internal/cienv"
 	"net"
 	"net/http"
 	"os"
@@ -29,7 +30,7 @@ func startRegistry(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("docker-registry")
 	if err != nil {
-		t.Skip("docker-registry is not installed (apt-get install docker-registry)")
+		cienv.Skip(t, "docker-registry is not installed (apt-get install docker-registry)")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
