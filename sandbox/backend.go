@@ -8,10 +8,10 @@ import (
 )
 
 // backend is the seam between the package's engine-neutral logic and the
-// engine that runs sandboxes: the Docker Engine API today (docker.go), a
-// Kubernetes cluster next (a Pod per sandbox). It holds only what the package
-// calls, in the package's own types, so that no engine's wire types reach the
-// package's API.
+// engine that runs sandboxes: the Docker Engine API (docker.go), or a
+// Backend from a subpackage (sandbox/kube, a Pod per sandbox) through
+// seamBackend. It holds only what the package calls, in the seam's types, so
+// that no engine's wire types reach the package's API.
 //
 // Above the seam, and shared by every backend: Spec validation and defaults,
 // the command policy, output capping, timeouts and the kill of a timed-out

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 	"sync"
 
 	"github.com/docker/docker/api/types/container"
@@ -31,11 +32,8 @@ type leaser interface {
 	startLeased(ctx context.Context, id string) (release func(), err error)
 }
 
-// leasedKeepalive is keepalive for a leased sandbox: it idles until stopped
-// or until its standard input ends. The read runs in a background
-// subshell, as keepalive's sleep does, so that the TERM trap runs at once.
-var leasedKeepalive = []string{"/bin/sh", "-c",
-	`exec 3<&0; trap 'exit 0' TERM INT; { while read -r _; do :; done; } <&3 & wait $!`}
+// leasedKeepalive is keepalive for a leased sandbox (seam.LeasedKeepalive).
+var leasedKeepalive = seam.LeasedKeepalive
 
 // leasedMain returns the main process of a leased sandbox for cmd, the one
 // agentFor chose.

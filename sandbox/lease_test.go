@@ -13,7 +13,10 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
@@ -23,10 +26,7 @@ import (
 // later, on the exec agent and without it; Prune then removes what is left.
 func TestSandboxEndsWithItsOwner(t *testing.T) {
 	c := testenv.Client(t)
-	bin := filepath.Join(t.TempDir(), "owner")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/owner")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := buildOwner(t)
 	api := testenv.Docker(t, c)
 	type testCase struct {
 		name string
@@ -39,14 +39,7 @@ func TestSandboxEndsWithItsOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			session := testenv.Session(t)
-			cmd := exec.Command(bin, session, testenv.Image(), tc.how)
-			cmd.Stderr = os.Stderr
-			stdout, err := cmd.StdoutPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			require.NoError(t, err)
-			require.Equal(t, "ready\n", line)
+			cmd := startOwner(t, bin, session, tc.how)
 			// running counts the session's running containers; -1 when
 			// the engine did not answer or the two sandboxes are not there.
 			running := func() int {
@@ -81,4 +74,59 @@ func TestSandboxEndsWithItsOwner(t *testing.T) {
 			assert.Zero(t, left, "Prune removes what the dead owner left")
 		})
 	}
+}
+
+// buildOwner builds testdata/owner.
+func buildOwner(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "owner")
+	out, err := exec.Command("go", "build", "-o", bin, "./testdata/owner").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+// startOwner runs the owner program and waits until its sandboxes exist.
+func startOwner(t *testing.T, bin, session, how string, extra ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{session, testenv.Image(), how}, extra...)...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+	return cmd
+}
+
+// TestPodEndsWithItsOwner: on Kubernetes too, the pods of a program killed
+// with SIGKILL stop running within 60 s (they complete), and Prune
+// removes them.
+func TestPodEndsWithItsOwner(t *testing.T) {
+	kc := kubetest.Client(t) // its cleanup prunes the session's pods
+	bin := buildOwner(t)
+	session := kc.Session()
+	cmd := startOwner(t, bin, session, "wait", kubetest.Kubeconfig(t), kubetest.Namespace)
+	cs := kubetest.Clientset(t)
+	running := func() int {
+		pods, err := cs.CoreV1().Pods(kubetest.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: sandbox.LabelSession + "=" + session})
+		if err != nil || len(pods.Items) != 2 {
+			return -1
+		}
+		n := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodPending {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 2, running(), "both pods run while their owner lives")
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	died := time.Now()
+	assert.Eventually(t, func() bool { return running() == 0 }, 60*time.Second, 500*time.Millisecond,
+		"no pod runs 60 s after its owner died")
+	t.Logf("pods stopped %s after their owner died", time.Since(died).Round(10*time.Millisecond))
 }

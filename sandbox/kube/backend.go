@@ -24,7 +24,8 @@ type podInfo struct {
 	cmd       []string // the main process asked for; run by exec in Run's pods
 	attached  *attachedRun
 	workspace string
-	deleted   bool // Stop or Kill deleted the pod; guarded by Backend.mu
+	deleted   bool   // Stop or Kill deleted the pod; guarded by Backend.mu
+	release   func() // ends the client's lease on the pod (lease.go); guarded by Backend.mu
 }
 
 // attachedRun is the main process of a one-shot pod, run through exec.
@@ -48,8 +49,12 @@ func (k *Backend) info(id string) *podInfo {
 
 func (k *Backend) forget(id string) {
 	k.mu.Lock()
-	defer k.mu.Unlock()
+	p := k.pods[id]
 	delete(k.pods, id)
+	k.mu.Unlock()
+	if p != nil && p.release != nil {
+		p.release()
+	}
 }
 
 func (k *Backend) Host() string { return k.rc.Host }
@@ -114,10 +119,11 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 			return "", err
 		}
 	}
-	pod, err := podFor(s, seam.Keepalive, req.Labels, k.pull)
+	pod, err := podFor(s, seam.LeasedKeepalive, req.Labels, k.pull)
 	if err != nil {
 		return "", err
 	}
+	lease(pod)
 	if len(proven) > 0 {
 		onlyNodes(pod, proven)
 	}
@@ -137,6 +143,11 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		return err
 	}
 	info := k.info(id)
+	if info != nil && info.release == nil {
+		k.mu.Lock()
+		info.release = k.holdLease(id)
+		k.mu.Unlock()
+	}
 	if info == nil || info.workspace == "" {
 		return nil
 	}

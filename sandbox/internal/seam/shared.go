@@ -28,6 +28,14 @@ const TeardownTimeout = 2 * time.Minute
 // not sit out its grace period.
 var Keepalive = []string{"/bin/sh", "-c", `trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`}
 
+// LeasedKeepalive is Keepalive for a sandbox whose owner holds its
+// standard input open for as long as it lives (a lease): it also ends when
+// that input ends, so a sandbox does not outlive the process that made it.
+// The read runs in a background subshell, as Keepalive's sleep does, so
+// that the TERM trap runs at once.
+var LeasedKeepalive = []string{"/bin/sh", "-c",
+	`exec 3<&0; trap 'exit 0' TERM INT; { while read -r _; do :; done; } <&3 & wait $!`}
+
 // OOMScript prints the oom_kill counter of the sandbox's memory cgroup
 // (cgroup v1 memory.oom_control or v2 memory.events).
 const OOMScript = `for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events; do

@@ -1,10 +1,11 @@
 // Command owner creates sandboxes and then dies, for the test that shows a
 // sandbox does not outlive the process that created it:
 //
-//	owner SESSION IMAGE fatal|wait
+//	owner SESSION IMAGE fatal|wait [KUBECONFIG NAMESPACE]
 //
-// It creates one sandbox with the exec agent and one without, prints
-// "ready", and then calls log.Fatal (fatal) or waits to be killed (wait).
+// It creates one sandbox with the exec agent and one without (two pods,
+// given a kubeconfig), prints "ready", and then calls log.Fatal (fatal) or
+// waits to be killed (wait).
 package main
 
 import (
@@ -14,13 +15,22 @@ import (
 	"os"
 
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/kube"
 )
 
 func main() {
 	session, image, how := os.Args[1], os.Args[2], os.Args[3]
 	ctx := context.Background()
 	for _, agent := range []bool{true, false} {
-		c, err := sandbox.New(sandbox.WithSession(session), sandbox.WithExecAgent(agent))
+		opts := []sandbox.Option{sandbox.WithSession(session), sandbox.WithExecAgent(agent)}
+		if len(os.Args) == 6 {
+			b, err := kube.New(os.Args[4], kube.WithNamespace(os.Args[5]))
+			if err != nil {
+				log.Fatal(err)
+			}
+			opts = append(opts, sandbox.WithBackend(b))
+		}
+		c, err := sandbox.New(opts...)
 		if err != nil {
 			log.Fatal(err)
 		}
