@@ -551,3 +551,23 @@ func packageGoroutines() []string {
 	}
 	return ours
 }
+
+// TestCopyOutOfAMissingFileIsNotExist: on both backends, CopyOut of a file
+// that is not there is an *fs.PathError matching fs.ErrNotExist, naming the
+// path, whether it would be in the image's layers, a tmpfs or under a
+// missing directory.
+func TestCopyOutOfAMissingFileIsNotExist(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		for _, src := range []string{"/etc/no-such-file", "/no-such-dir/file", "/tmp/no-such-file", "/tmp/no-such-dir/file", "/no-such-file"} {
+			host := t.TempDir()
+			_, err := sb.CopyOut(context.Background(), sandbox.CopyOutRequest{Src: src, Dest: host})
+			require.Error(t, err, src)
+			assert.ErrorIs(t, err, fs.ErrNotExist, "%s: %v", src, err)
+			var pe *fs.PathError
+			if assert.ErrorAs(t, err, &pe, src) {
+				assert.Equal(t, src, pe.Path)
+			}
+		}
+	})
+}
