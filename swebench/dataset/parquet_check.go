@@ -20,9 +20,14 @@ import (
 
 // maxPageExpansion bounds a page's uncompressed size by its compressed
 // size: real data (text, ids, JSON-encoded lists) compresses 2 to 20 fold.
+// maxPageValues bounds a page's declared value count, which parquet-go
+// allocates for: 8 values per byte of the page (bit-packed levels and
+// indices take a bit at least), plus a margin for what RLE runs compress
+// (a page of nulls).
 const (
 	maxPageExpansion = 1024
 	minPageBound     = 1 << 20
+	minValuesBound   = 1 << 20
 )
 
 // checkPages checks the page headers of every column chunk of f.
@@ -49,6 +54,8 @@ func checkPages(r io.ReaderAt, size int64, f *parquet.File) error {
 					return fmt.Errorf("row group %d, column %d: page at %d declares compressed_page_size %d, more than the %d bytes left in its column chunk", i, j, pos, h.compressed, rest)
 				case int64(h.uncompressed) > max(minPageBound, maxPageExpansion*int64(h.compressed)):
 					return fmt.Errorf("row group %d, column %d: page at %d declares uncompressed_page_size %d for %d compressed bytes", i, j, pos, h.uncompressed, h.compressed)
+				case h.values > minValuesBound+8*int64(h.uncompressed):
+					return fmt.Errorf("row group %d, column %d: page at %d declares num_values %d for %d bytes", i, j, pos, h.values, h.uncompressed)
 				}
 				pos += h.n + int64(h.compressed)
 			}
@@ -60,6 +67,7 @@ func checkPages(r io.ReaderAt, size int64, f *parquet.File) error {
 type pageSizes struct {
 	n                        int64 // bytes of the header
 	compressed, uncompressed int32
+	values                   int64 // the largest value or row count of its page headers
 }
 
 // walkPageHeader reads the PageHeader at off (at most limit bytes) and
@@ -68,12 +76,16 @@ func walkPageHeader(r io.ReaderAt, off, limit int64) (pageSizes, error) {
 	var h pageSizes
 	seen := 0
 	w := newThriftWalker(r, off, limit)
-	err := w.structure(func(id int16, v int64) {
-		switch id {
-		case 2:
+	err := w.structure(func(parent, id int16, v int64) {
+		switch {
+		case parent == 0 && id == 2:
 			h.uncompressed, seen = int32(v), seen|1
-		case 3:
+		case parent == 0 && id == 3:
 			h.compressed, seen = int32(v), seen|2
+		// num_values of data_page_header (5), dictionary_page_header (7)
+		// and data_page_header_v2 (8), whose num_rows is field 3.
+		case (parent == 5 || parent == 7 || parent == 8) && id == 1, parent == 8 && id == 3:
+			h.values = max(h.values, v)
 		}
 	})
 	if err != nil {
@@ -143,9 +155,14 @@ const (
 	tBoolTrue, tBoolFalse, tByte, tI16, tI32, tI64, tDouble, tBinary, tList, tSet, tMap, tStruct, tUUID = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
 )
 
-// structure walks a struct's fields to its stop field; int fields at the
-// top level are passed to top.
-func (w *thriftWalker) structure(top func(id int16, v int64)) error {
+// structure walks a struct's fields to its stop field; int fields of the
+// struct and of the structs in its fields are passed to visit, with the
+// id of the field holding them (0 for the struct's own).
+func (w *thriftWalker) structure(visit func(parent, id int16, v int64)) error {
+	return w.fields(0, visit)
+}
+
+func (w *thriftWalker) fields(parent int16, visit func(parent, id int16, v int64)) error {
 	if w.depth++; w.depth > 64 {
 		return errors.New("nested too deep")
 	}
@@ -169,12 +186,18 @@ func (w *thriftWalker) structure(top func(id int16, v int64)) error {
 			}
 			id = int16(int64(v>>1) ^ -int64(v&1))
 		}
-		if top != nil && (typ == tI16 || typ == tI32 || typ == tI64) {
+		if visit != nil && (typ == tI16 || typ == tI32 || typ == tI64) {
 			v, err := w.uvarint()
 			if err != nil {
 				return err
 			}
-			top(id, int64(v>>1)^-int64(v&1))
+			visit(parent, id, int64(v>>1)^-int64(v&1))
+			continue
+		}
+		if visit != nil && parent == 0 && typ == tStruct {
+			if err := w.fields(id, visit); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := w.value(typ); err != nil {
@@ -255,7 +278,7 @@ func (w *thriftWalker) value(typ byte) error {
 		}
 		return nil
 	case tStruct:
-		return w.structure(nil)
+		return w.fields(0, nil)
 	}
 	return fmt.Errorf("unknown Thrift type %d", typ)
 }

@@ -15,8 +15,9 @@ import (
 )
 
 // craftParquet writes a one-row, one-column (instance_id) Parquet file by
-// hand, whose only data page declares the sizes given, whatever it holds.
-func craftParquet(t testing.TB, compressed, uncompressed int32) []byte {
+// hand, whose only data page declares the sizes and value count given
+// (-1: the true ones), whatever it holds.
+func craftParquet(t testing.TB, compressed, uncompressed, values int32) []byte {
 	t.Helper()
 	value := []byte("inst-1")
 	data := binary.LittleEndian.AppendUint32(nil, uint32(len(value)))
@@ -27,10 +28,13 @@ func craftParquet(t testing.TB, compressed, uncompressed int32) []byte {
 	if uncompressed < 0 {
 		uncompressed = int32(len(data))
 	}
+	if values < 0 {
+		values = 1
+	}
 	proto := new(thrift.CompactProtocol)
 	header, err := thrift.Marshal(proto, &format.PageHeader{
 		Type: format.DataPage, UncompressedPageSize: uncompressed, CompressedPageSize: compressed,
-		DataPageHeader: thrift.New(format.DataPageHeader{NumValues: 1, Encoding: format.Plain,
+		DataPageHeader: thrift.New(format.DataPageHeader{NumValues: values, Encoding: format.Plain,
 			DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE}),
 	})
 	require.NoError(t, err)
@@ -42,13 +46,13 @@ func craftParquet(t testing.TB, compressed, uncompressed int32) []byte {
 			{Name: "instance_id", Type: thrift.New(format.ByteArray), RepetitionType: thrift.New(format.Required),
 				LogicalType: format.LogicalType{Value: &format.StringType{}}},
 		},
-		NumRows: 1,
+		NumRows: int64(values),
 		RowGroups: []format.RowGroup{{
 			Columns: []format.ColumnChunk{{FileOffset: 4, MetaData: format.ColumnMetaData{
 				Type: format.ByteArray, Encoding: []format.Encoding{format.Plain}, PathInSchema: []string{"instance_id"},
-				Codec: format.Uncompressed, NumValues: 1, TotalUncompressedSize: chunk, TotalCompressedSize: chunk, DataPageOffset: 4,
+				Codec: format.Uncompressed, NumValues: int64(values), TotalUncompressedSize: chunk, TotalCompressedSize: chunk, DataPageOffset: 4,
 			}}},
-			TotalByteSize: chunk, NumRows: 1,
+			TotalByteSize: chunk, NumRows: int64(values),
 		}},
 	})
 	require.NoError(t, err)
@@ -62,10 +66,11 @@ func craftParquet(t testing.TB, compressed, uncompressed int32) []byte {
 	return b.Bytes()
 }
 
-// A page that declares 2 GiB (compressed or not) in a file of a few hundred
-// bytes is refused before anything of that size is allocated.
+// A page that declares 2 GiB (compressed or not) or 2^31 values in a file
+// of a few hundred bytes is refused before anything of that size is
+// allocated.
 func TestReadParquetHugePageDeclared(t *testing.T) {
-	good := craftParquet(t, -1, -1)
+	good := craftParquet(t, -1, -1, -1)
 	// The crafted file decodes: its one row reaches the instance decoder,
 	// which misses the other fields of an instance.
 	_, err := dataset.ReadParquet(bytes.NewReader(good), int64(len(good)), "good.parquet")
@@ -74,17 +79,18 @@ func TestReadParquetHugePageDeclared(t *testing.T) {
 	assert.Contains(t, err.Error(), `good.parquet:1: field "repo"`)
 
 	type testCase struct {
-		name                     string
-		compressed, uncompressed int32
-		want                     string
+		name                             string
+		compressed, uncompressed, values int32
+		want                             string
 	}
 	for _, tc := range []testCase{
-		{"compressed", 1<<31 - 1, -1, "compressed_page_size"},
-		{"uncompressed", -1, 1<<31 - 1, "uncompressed_page_size"},
-		{"both", 1<<31 - 1, 1<<31 - 1, "page_size"},
+		{"compressed", 1<<31 - 1, -1, -1, "compressed_page_size"},
+		{"uncompressed", -1, 1<<31 - 1, -1, "uncompressed_page_size"},
+		{"both", 1<<31 - 1, 1<<31 - 1, -1, "page_size"},
+		{"values", -1, -1, 1<<31 - 1, "num_values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := craftParquet(t, tc.compressed, tc.uncompressed)
+			file := craftParquet(t, tc.compressed, tc.uncompressed, tc.values)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
