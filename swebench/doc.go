@@ -46,6 +46,19 @@
 // [InstanceResult].Retries and the run report's key swebox_retried record
 // the lost attempts.
 //
+// Each instance runs as the official harness runs it unless the Config asks
+// otherwise: in its official image (the row's image, or
+// swebench/sweb.eval.x86_64.<id>:latest, pulled if missing) when the row
+// names one or the harness tables know its repository, in workspace mode
+// when they do not (see [Config].Mode). [Config.Validate] refuses settings
+// that contradict each other with a [*ConfigError] naming the fields, and
+// Prepare refuses an official repository in a workspace image the image map
+// does not name ([*WorkspaceImageError]).
+//
+// [GradeLog] grades one log for a dataset row under a rule set, as the
+// evaluator grades its own logs; every grading surface of the module uses
+// it.
+//
 // [Prepare] resolves a Config into a [Plan] (mode, rules, the instances and
 // images of the run, each engine checked) before anything is written;
 // [Plan.Run] runs it. Errors are values: [InstanceResult].Err holds each
