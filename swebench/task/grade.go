@@ -34,7 +34,9 @@ type Submission struct {
 // configuration (a fresh sandbox from the instance's image, the official
 // eval script, parser and rules), writing report.json and the other
 // official files under Config.Dir/logs/run_evaluation/<run>/swebox-task/<id>.
-// progress, when set, receives the run's events.
+// progress, when set, receives the run's events. Each submission's logs stay
+// until Tasks.Close removes the directory New made; under a Config.Dir of
+// the caller's they are the caller's to remove.
 func (t *Tasks) Grade(ctx context.Context, id, patch string, progress func(swebench.Event)) (*Submission, error) {
 	inst, ok := t.rows[id]
 	if !ok {
