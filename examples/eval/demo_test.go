@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -150,4 +151,23 @@ func TestDemoRepoPassesGitFsck(t *testing.T) {
 		want = append(want, r.Commits[c.Tree]+" "+h.Author.Name+" <"+h.Author.Email+"> "+strings.Replace(c.Date, "Z", "+00:00", 1))
 	}
 	assert.Equal(t, want, strings.Split(strings.TrimSpace(string(out)), "\n"))
+}
+
+// TestStaleDemoDirsRemoved: a demo removes the temporary directories of
+// demos that no longer run (a double Ctrl-C exits without removing its
+// own), and leaves a running demo's alone.
+func TestStaleDemoDirsRemoved(t *testing.T) {
+	root := t.TempDir()
+	done := exec.Command("true")
+	require.NoError(t, done.Run())
+	dead := filepath.Join(root, fmt.Sprintf("%s%d-123", demoDirPrefix, done.Process.Pid))
+	live := filepath.Join(root, fmt.Sprintf("%s%d-456", demoDirPrefix, os.Getpid()))
+	other := filepath.Join(root, "swebox-demo-unrelated")
+	for _, d := range []string{dead, live, other} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "repos"), 0o755))
+	}
+	removeStaleDemoDirs(root)
+	assert.NoDirExists(t, dead)
+	assert.DirExists(t, live)
+	assert.DirExists(t, other)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 )
@@ -99,7 +102,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if exportDir != "" {
 		return exportDemo(exportDir, args, stdout, stderr)
 	}
-	tmp, err := os.MkdirTemp("", "swebox-demo-")
+	removeStaleDemoDirs(os.TempDir())
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", demoDirPrefix, os.Getpid()))
 	if err != nil {
 		fmt.Fprintf(stderr, "eval demo: %v\n", err)
 		return exitFailure
@@ -238,4 +242,32 @@ func exportDemo(dir string, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "wrote %s, %s and %s\nrun it with:\n  %s\n", in.Dataset, in.Predictions, in.Repos,
 		commandLine("-d", in.Dataset, "-p", in.Predictions, "--repos", in.Repos, "--timeout", strconv.Itoa(demoTimeout), "--run_id", "demo"))
 	return exitOK
+}
+
+// demoDirPrefix begins the name of a demo's temporary directory, followed by
+// the pid of the demo that made it.
+const demoDirPrefix = "swebox-demo-"
+
+// removeStaleDemoDirs removes the temporary directories of demos that are
+// no longer running: a demo interrupted twice exits without removing its
+// own, and the next demo removes it.
+func removeStaleDemoDirs(root string) {
+	matches, _ := filepath.Glob(filepath.Join(root, demoDirPrefix+"*-*"))
+	for _, dir := range matches {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(dir), demoDirPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		_ = fsutil.RemoveAll(dir)
+	}
+}
+
+// processAlive reports whether a process with pid runs on this machine.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil || errors.Is(p.Signal(syscall.Signal(0)), syscall.EPERM)
 }
