@@ -457,10 +457,13 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		err = fmt.Errorf("exec %q: %w", req.Cmd[0], ctx.Err())
 	}
 	if r.KillError != "" {
-		// As on the engine's path, the result stands and the sandbox
-		// refuses further commands.
-		unusable, kerr := s.markUnusable(fmt.Errorf("the exec agent could not kill %q: %s", req.Cmd[0], r.KillError))
-		err = errors.Join(err, unusable, kerr)
+		// As on the engine's path, the result stands (a timed-out command
+		// is timed out however long its kill takes): the container is
+		// killed, so no process of the command survives, and the sandbox
+		// refuses further commands (ErrUnusable). Only a failed kill of the
+		// container is this command's error.
+		_, kerr := s.markUnusable(fmt.Errorf("the exec agent could not kill %q: %s", req.Cmd[0], r.KillError))
+		err = errors.Join(err, kerr)
 	}
 	return res, err, true
 }

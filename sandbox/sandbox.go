@@ -187,6 +187,13 @@ func (s *Sandbox) Shell(ctx context.Context, script string, req ExecRequest) (Ex
 	return s.exec(ctx, req)
 }
 
+// isUnusable reports whether the sandbox refuses commands (ErrUnusable).
+func (s *Sandbox) isUnusable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unusable != nil
+}
+
 func (s *Sandbox) begin() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -288,6 +295,12 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	if out.err != nil {
+		if res.TimedOut && s.isUnusable() {
+			// The kill of the command's processes gave up and the
+			// container was killed under the stream: the command timed
+			// out, and the sandbox refuses further commands.
+			return res, runErr
+		}
 		return res, errors.Join(runErr, s.execErr(icx, out.err, req.Cmd[0], res.Stdout))
 	}
 	if out.st.NoProcess && !res.TimedOut && !s.isRunning(icx) {
