@@ -140,4 +140,3 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error 
 	_, err = f.Write(data)
 	return errors.Join(err, f.Close())
 }
-
