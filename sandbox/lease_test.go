@@ -80,7 +80,8 @@ func TestSandboxEndsWithItsOwner(t *testing.T) {
 func buildOwner(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "owner")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/owner").CombinedOutput()
+	args := append(append([]string{"build"}, raceFlags...), "-o", bin, "./testdata/owner")
+	out, err := exec.Command("go", args...).CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
