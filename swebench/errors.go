@@ -38,6 +38,7 @@ type ConfigError struct {
 	Value    string // the value given, as text; "" when the field's presence is the problem
 	Conflict string // the other field, when two fields contradict each other
 	Reason   string
+	Err      error // the underlying error, when a check returned one (e.g. dataset.ErrUnsafeName)
 }
 
 func (e *ConfigError) Error() string {
@@ -55,7 +56,12 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-func (e *ConfigError) Unwrap() error { return ErrConfig }
+func (e *ConfigError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrConfig, e.Err}
+	}
+	return []error{ErrConfig}
+}
 
 // NoImageError names the repository and version that have no image.
 type NoImageError struct {

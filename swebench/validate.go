@@ -24,7 +24,7 @@ func (cfg Config) Validate() error {
 		return &ConfigError{Field: "RunID", Reason: "required"}
 	}
 	if _, err := dataset.SafePathComponent(dataset.KindRunID, cfg.RunID); err != nil {
-		return &ConfigError{Field: "RunID", Value: cfg.RunID, Reason: err.Error()}
+		return &ConfigError{Field: "RunID", Value: cfg.RunID, Reason: err.Error(), Err: err}
 	}
 	if r := cfg.Rules.OrDefault(); !r.Valid() {
 		return &ConfigError{Field: "Rules", Value: string(cfg.Rules), Reason: fmt.Sprintf("want %s or %s", harness.V4, harness.V5)}
@@ -42,7 +42,7 @@ func (cfg Config) Validate() error {
 		return &ConfigError{Field: "Repeat", Value: fmt.Sprint(cfg.Repeat), Conflict: "RewriteReports", Reason: "the first runs the tests again, the second runs none"}
 	}
 	if err := cfg.Shard.check(); err != nil {
-		return &ConfigError{Field: "Shard", Value: cfg.Shard.String(), Reason: err.Error()}
+		return &ConfigError{Field: "Shard", Value: cfg.Shard.String(), Reason: err.Error(), Err: err}
 	}
 	if cfg.Gold && len(cfg.Predictions) > 0 {
 		return &ConfigError{Field: "Predictions", Conflict: "Gold", Reason: "Gold makes the predictions from the dataset"}
