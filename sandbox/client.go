@@ -188,6 +188,9 @@ func (c *Client) labels(extra map[string]string) map[string]string {
 	}
 	l[LabelManaged] = "true"
 	l[LabelSession] = c.session
+	if id := ownerID(); id != "" {
+		l[LabelOwner] = id
+	}
 	return l
 }
 

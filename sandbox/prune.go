@@ -16,9 +16,10 @@ type ListRequest struct {
 	// Labels narrow the selection further, e.g. {"swebox.run": "r1"}; an
 	// empty value selects every value of its key.
 	Labels map[string]string
-	// Stopped narrows the sandboxes to those whose main process has ended:
-	// stopped, or left by a process that died (its lease ended, see
-	// Client.Create). Prune then removes only those and the volumes and
+	// Stopped narrows the sandboxes to those whose main process has ended
+	// (stopped, or left by a process that died: its lease ended, see
+	// Client.Create) and those whose owner, a process of this machine
+	// (LabelOwner), no longer runs. Prune then removes only those and the volumes and
 	// networks no running sandbox uses, so that a program can clean up
 	// after a dead one of the same session without touching a live one's.
 	Stopped bool
@@ -55,7 +56,7 @@ func (c *Client) List(ctx context.Context, req ListRequest) ([]Object, error) {
 		for _, o := range objs {
 			if o.Kind == KindSandbox {
 				st, err := c.b.inspect(ctx, o.ID)
-				if errors.Is(err, errNotFound) || err == nil && st.Running {
+				if errors.Is(err, errNotFound) || err == nil && st.Running && !ownerGone(o.Labels[LabelOwner]) {
 					continue
 				}
 				if err != nil {
