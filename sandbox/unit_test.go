@@ -225,7 +225,7 @@ func TestHardenedDefaults(t *testing.T) {
 	assert.Equal(t, int64(2e9), hc.NanoCPUs)
 	assert.Contains(t, hc.Tmpfs["/tmp"], "size=536870912")
 	assert.Equal(t, "10m", hc.LogConfig.Config["max-size"])
-	assert.Equal(t, map[string]string{LabelManaged: "true", LabelSession: "s1", "swebox.run": "r"}, cfg.Labels)
+	assert.Equal(t, map[string]string{LabelManaged: "true", LabelSession: "s1", LabelOwner: ownerID(), "swebox.run": "r"}, cfg.Labels)
 	assert.Contains(t, cfg.Env, "HOME=/tmp/home")
 	assert.Equal(t, "/workspace", cfg.WorkingDir)
 	require.Len(t, hc.Mounts, 1)
