@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -91,6 +92,12 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		t.Skipf("%s exists on this engine and is not this test's; not replacing it", spec.Base.Name)
 	}
+	// Last of all: the layers a failed build left, which no tag names.
+	t.Cleanup(func() {
+		_, err := testenv.Docker(t, c).ImagesPrune(context.Background(), filters.NewArgs(
+			filters.Arg("label", sandbox.LabelSession+"="+c.Session()), filters.Arg("dangling", "true")))
+		assert.NoError(t, err)
+	})
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	addTree(t, tw, standinDir, ".")
