@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -111,7 +112,7 @@ func (e *Env) startSandbox(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		defer removeAll(dir)
+		defer fsutil.RemoveAll(dir)
 		if _, err = tb.Checkout(ctx, filepath.Join(dir, "repo")); err != nil {
 			return err
 		}
@@ -222,7 +223,7 @@ func removeSandbox(sb *sandbox.Sandbox, ws string) error {
 	defer cancel()
 	err := sb.Remove(ctx)
 	if ws != "" {
-		err = errors.Join(err, removeAll(ws))
+		err = errors.Join(err, fsutil.RemoveAll(ws))
 	}
 	return err
 }

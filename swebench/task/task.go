@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -185,7 +186,7 @@ func (t *Tasks) Close() error {
 		errs = append(errs, c.Close())
 	}
 	if t.ownDir {
-		errs = append(errs, removeAll(t.dir))
+		errs = append(errs, fsutil.RemoveAll(t.dir))
 	}
 	return errors.Join(errs...)
 }
@@ -196,17 +197,3 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// removeAll deletes a directory even when a sandbox made parts of it
-// unreadable.
-func removeAll(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
-}
