@@ -698,22 +698,28 @@ func (k *Backend) deletePod(ctx context.Context, name string) error {
 // exec runs cmd in the pod's sandbox container through the API server
 // (WebSocket, falling back to SPDY). A non-zero exit is returned as the
 // code, not as an error.
+// streamExecutor streams a pod subresource request (exec, attach) over
+// WebSocket, falling back to SPDY where the API server does not upgrade.
+func (k *Backend) streamExecutor(req *rest.Request) (remotecommand.Executor, error) {
+	ws, err := remotecommand.NewWebSocketExecutor(k.rc, "GET", req.URL().String())
+	if err != nil {
+		return nil, err
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(k.rc, "POST", req.URL())
+	if err != nil {
+		return nil, err
+	}
+	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+}
+
 func (k *Backend) execStream(ctx context.Context, pod string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	req := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(k.ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
 			Container: kubeContainer, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true,
 		}, scheme.ParameterCodec)
-	ws, err := remotecommand.NewWebSocketExecutor(k.rc, "GET", req.URL().String())
-	if err != nil {
-		return -1, fmt.Errorf("exec: %w", err)
-	}
-	spdy, err := remotecommand.NewSPDYExecutor(k.rc, "POST", req.URL())
-	if err != nil {
-		return -1, fmt.Errorf("exec: %w", err)
-	}
-	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
+	ex, err := k.streamExecutor(req)
 	if err != nil {
 		return -1, fmt.Errorf("exec: %w", err)
 	}

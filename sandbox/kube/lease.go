@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
-	"k8s.io/streaming/pkg/httpstream"
 )
 
 // A pod lives no longer than the process that created it: its main process
@@ -39,19 +38,7 @@ func (k *Backend) holdLease(id string) (release func()) {
 		cancel()
 		_ = pw.Close()
 	})
-	ws, err := remotecommand.NewWebSocketExecutor(k.rc, "GET", req.URL().String())
-	if err != nil {
-		k.log.Warn("no lease on the pod", "pod", id, "err", err)
-		return release
-	}
-	spdy, err := remotecommand.NewSPDYExecutor(k.rc, "POST", req.URL())
-	if err != nil {
-		k.log.Warn("no lease on the pod", "pod", id, "err", err)
-		return release
-	}
-	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
+	ex, err := k.streamExecutor(req)
 	if err != nil {
 		k.log.Warn("no lease on the pod", "pod", id, "err", err)
 		return release
