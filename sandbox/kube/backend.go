@@ -143,10 +143,16 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		return err
 	}
 	info := k.info(id)
-	if info != nil && info.release == nil {
+	if info != nil {
 		k.mu.Lock()
-		info.release = k.holdLease(id)
+		leased := info.release != nil
 		k.mu.Unlock()
+		if !leased { // the attach is made outside the lock
+			release := k.holdLease(id)
+			k.mu.Lock()
+			info.release = release
+			k.mu.Unlock()
+		}
 	}
 	if info == nil || info.workspace == "" {
 		return nil
