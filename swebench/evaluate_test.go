@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -30,24 +31,24 @@ import (
 // patch adds the test that shows it (FAIL_TO_PASS) beside two that already
 // pass (PASS_TO_PASS).
 var (
-	goldPatch       = testenv.Gold
-	wrongPatch      = testenv.Wrong
-	regressionPatch = testenv.Regression
-	hangPatch       = testenv.CalcDiff("    while True: pass", "    return a * b")
+	goldPatch       = swebenchtest.Gold
+	wrongPatch      = swebenchtest.Wrong
+	regressionPatch = swebenchtest.Regression
+	hangPatch       = swebenchtest.CalcDiff("    while True: pass", "    return a * b")
 	badPatch        = "diff --git a/nothere.py b/nothere.py\n--- a/nothere.py\n+++ b/nothere.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y = 3\n"
-	pred            = testenv.Pred
-	byID            = testenv.ByID
+	pred            = swebenchtest.Pred
+	byID            = swebenchtest.ByID
 )
 
 type fixture struct {
 	client  *sandbox.Client
-	project testenv.Project
+	project swebenchtest.Project
 	dataset []dataset.Instance
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{client: testenv.Client(t), project: testenv.NewProject(t)}
+	f := &fixture{client: testenv.Client(t), project: swebenchtest.NewProject(t)}
 	for _, id := range []string{"calc__calc-1", "calc__calc-2", "calc__calc-3", "calc__calc-4", "calc__calc-5", "calc__calc-6"} {
 		f.dataset = append(f.dataset, f.project.Instance(id))
 	}
@@ -121,7 +122,7 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 	}
 	assert.Equal(t, swebench.OutcomeEmptyPatch, res.Outcomes["calc__calc-5"])
 	assert.Len(t, res.Outcomes, 6, "one outcome per submitted instance")
-	assert.Equal(t, string(swebench.OutcomePatchFailed), testenv.RunReport(t, res.ReportPath)[grade.OutcomesKey].(map[string]any)["calc__calc-4"], "the run report holds them")
+	assert.Equal(t, string(swebench.OutcomePatchFailed), swebenchtest.RunReport(t, res.ReportPath)[grade.OutcomesKey].(map[string]any)["calc__calc-4"], "the run report holds them")
 	_, ran := got["calc__calc-5"]
 	assert.False(t, ran, "an empty patch is not run")
 
@@ -213,7 +214,7 @@ func TestEvalScriptCannotBeRewrittenByTests(t *testing.T) {
 	f := newFixture(t)
 	// The wrong patch plus a conftest.py that, while the tests run,
 	// rewrites every staged script to claim success.
-	conftest := testenv.ConftestDiff(`import glob
+	conftest := swebenchtest.ConftestDiff(`import glob
 for p in glob.glob("/testbed/.git/swebox/*") + glob.glob("/testbed/.git/swebox/.*"):
     open(p, "w").write("echo '>>>>> Start Test Output'; echo 'PASSED tests/test_add.py::test_add'; echo '>>>>> End Test Output'; exit 0\\n")
 print("rewrote the staged files")

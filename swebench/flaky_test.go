@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -42,8 +42,8 @@ func TestRepeatOfADeterministicInstanceFindsNoFlips(t *testing.T) {
 		require.NotNil(t, r.Repeats, id)
 		assert.Equal(t, []swebench.Outcome{want, want}, r.Repeats.Outcomes, id)
 		assert.False(t, r.Repeats.Flipped(), id)
-		assert.FileExists(t, filepath.Join(testenv.InstanceDir(cfg, id), "swebox_repeat", "2", "report.json"), "run 2's files")
-		assert.FileExists(t, filepath.Join(testenv.InstanceDir(cfg, id), "swebox_repeat", "2", "test_output.txt"))
+		assert.FileExists(t, filepath.Join(swebenchtest.InstanceDir(cfg, id), "swebox_repeat", "2", "report.json"), "run 2's files")
+		assert.FileExists(t, filepath.Join(swebenchtest.InstanceDir(cfg, id), "swebox_repeat", "2", "test_output.txt"))
 	}
 	assert.Nil(t, res.Report.FlakyVerdicts)
 	assert.NotContains(t, string(res.Report.Encode()), grade.FlakyVerdictsKey)
@@ -64,7 +64,7 @@ func TestRepeatFindsAFlippedVerdict(t *testing.T) {
 	cfg.Timeout = 5 * time.Minute
 	_, err := swebench.Evaluate(context.Background(), cfg)
 	require.NoError(t, err)
-	official, err := os.ReadFile(filepath.Join(testenv.InstanceDir(cfg, "calc__calc-1"), "report.json"))
+	official, err := os.ReadFile(filepath.Join(swebenchtest.InstanceDir(cfg, "calc__calc-1"), "report.json"))
 	require.NoError(t, err)
 
 	cfg.Predictions = []dataset.Prediction{pred("calc__calc-1", goldPatch), pred("calc__calc-2", goldPatch)}
@@ -89,11 +89,11 @@ func TestRepeatFindsAFlippedVerdict(t *testing.T) {
 	assert.Equal(t, []swebench.Outcome{swebench.OutcomeUnresolved, swebench.OutcomeResolved, swebench.OutcomeResolved}, r.Repeats.Outcomes)
 	assert.True(t, r.Repeats.VerdictFlipped)
 	require.Len(t, r.Repeats.FlakyTests, 1)
-	assert.Equal(t, testenv.FailToPass[0], r.Repeats.FlakyTests[0].Test)
+	assert.Equal(t, swebenchtest.FailToPass[0], r.Repeats.FlakyTests[0].Test)
 	assert.Equal(t, []string{"FAILED", "PASSED", "PASSED"}, r.Repeats.FlakyTests[0].Statuses)
 	assert.False(t, byID(res)["calc__calc-2"].Repeats.Flipped(), "run 1 of calc-2 graded the same patch")
 
-	after, err := os.ReadFile(filepath.Join(testenv.InstanceDir(cfg, "calc__calc-1"), "report.json"))
+	after, err := os.ReadFile(filepath.Join(swebenchtest.InstanceDir(cfg, "calc__calc-1"), "report.json"))
 	require.NoError(t, err)
 	assert.Equal(t, string(official), string(after), "report.json stays run 1's")
 	assert.Equal(t, []string{"calc__calc-2"}, res.Report.ResolvedIDs, "the run report counts run 1")

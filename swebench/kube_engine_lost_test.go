@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	kubebackend "github.com/swebox/swebox/sandbox/kube"
@@ -49,13 +50,13 @@ func TestKubeAPIServerLostMidRunIsEngineLost(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = kc.Close() })
 
-	p := testenv.NewProject(t)
-	hang := testenv.CalcDiff("    while True: pass", "    return a * b")
+	p := swebenchtest.NewProject(t)
+	hang := swebenchtest.CalcDiff("    while True: pass", "    return a * b")
 	var ds []dataset.Instance
 	var preds []dataset.Prediction
 	for _, id := range []string{"calc__calc-1", "calc__calc-2", "calc__calc-3", "calc__calc-4"} {
 		ds = append(ds, p.Instance(id))
-		preds = append(preds, testenv.Pred(id, hang))
+		preds = append(preds, swebenchtest.Pred(id, hang))
 	}
 	cfg := p.Config(t, kc, "apilost-"+direct.Session(), ds, preds)
 	cfg.MaxWorkers, cfg.Limits = 2, sandbox.Limits{}

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	kubebackend "github.com/swebox/swebox/sandbox/kube"
@@ -137,14 +138,14 @@ func TestKubePrebuiltMode(t *testing.T) {
 	dsPath := writeJSON("dataset.jsonl", f.project.Instance("calc__calc-1"), f.project.Instance("calc__calc-3"))
 	predsPath := writeJSON("preds.jsonl", preds[0], preds[1])
 	cliRun := "prebuilt-cli-" + testenv.Session(t)
-	cmd := exec.Command(testenv.BuildEval(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
+	cmd := exec.Command(swebenchtest.BuildEval(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
 		"--kubeconfig", kubetest.Kubeconfig(t), "--kube_namespace", kubetest.Namespace, "--run_id", cliRun,
 		"--log_dir", filepath.Join(dir, "logs"), "--report_dir", dir, "--max_workers", "2")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	rep := testenv.RunReport(t, filepath.Join(dir, "org__model."+cliRun+".json"))
-	assert.Equal(t, []string{"calc__calc-1"}, testenv.IDs(rep, "resolved_ids"), "%s", out)
-	assert.Equal(t, []string{"calc__calc-3"}, testenv.IDs(rep, "unresolved_ids"), "%s", out)
+	rep := swebenchtest.RunReport(t, filepath.Join(dir, "org__model."+cliRun+".json"))
+	assert.Equal(t, []string{"calc__calc-1"}, swebenchtest.IDs(rep, "resolved_ids"), "%s", out)
+	assert.Equal(t, []string{"calc__calc-3"}, swebenchtest.IDs(rep, "unresolved_ids"), "%s", out)
 	b, err := os.ReadFile(filepath.Join(dir, "logs", "run_evaluation", cliRun, "org__model", "calc__calc-1", "run_instance.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "(prebuilt mode,")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -230,14 +231,14 @@ func TestPrepareGoldAndShards(t *testing.T) {
 // TestPrepareReadsImageMapFileOnce: an image map file picks the images of
 // the plan, and a bad one is an error naming its line.
 func TestPrepareImageMapFile(t *testing.T) {
-	p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+	p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(good, []byte(`{"swebox-test/calc": "example/calc:1"}`), 0o644))
 	require.NoError(t, os.WriteFile(bad, []byte("{\n  \"swebox-test/calc\": 3\n}"), 0o644))
 	cfg := swebench.Config{
-		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)},
+		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)},
 		RunID: "map", RewriteReports: true, LogDir: dir, ImageMapFile: good,
 	}
 	plan, err := swebench.Prepare(context.Background(), cfg)
@@ -259,9 +260,9 @@ func TestPrepareImageMapFile(t *testing.T) {
 // pullable is one typed error before anything runs or is written.
 func TestPrepareMissingImages(t *testing.T) {
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	dir := t.TempDir()
-	cfg := p.Config(t, c, "missing-images", []dataset.Instance{p.Instance("calc__calc-1")}, []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)})
+	cfg := p.Config(t, c, "missing-images", []dataset.Instance{p.Instance("calc__calc-1")}, []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)})
 	cfg.LogDir, cfg.ReportDir = filepath.Join(dir, "logs"), filepath.Join(dir, "reports")
 	cfg.Image = "swebox/no-such-image:0"
 
@@ -295,7 +296,7 @@ func TestEvaluateClosesTheClientItMade(t *testing.T) {
 		return c.Close()
 	})()
 
-	p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+	p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 	empty := ""
 	dir := t.TempDir()
 	cfg := swebench.Config{

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -49,11 +50,11 @@ func TestRateLimitedPullsBackOffWithoutHoldingAWorker(t *testing.T) {
 	})
 	c := testenv.Client(t, sandbox.WithHost(fe.Host()))
 
-	project := testenv.NewProject(t)
+	project := swebenchtest.NewProject(t)
 	a, b, d := project.Instance("calc__calc-1"), project.Instance("calc__calc-2"), project.Instance("calc__calc-3")
 	a.Version, d.Version = "2.0", "3.0"
 	cfg := project.Config(t, c, "ratelimit", []dataset.Instance{a, d, b},
-		[]dataset.Prediction{testenv.Pred(a.InstanceID, testenv.Gold), testenv.Pred(b.InstanceID, testenv.Gold), testenv.Pred(d.InstanceID, testenv.Gold)})
+		[]dataset.Prediction{swebenchtest.Pred(a.InstanceID, swebenchtest.Gold), swebenchtest.Pred(b.InstanceID, swebenchtest.Gold), swebenchtest.Pred(d.InstanceID, swebenchtest.Gold)})
 	cfg.Image = ""
 	cfg.ImageMap = map[string]string{project.Repo + ":1.0": testenv.Image(), project.Repo + ":2.0": arrives, project.Repo + ":3.0": never}
 	cfg.MaxWorkers, cfg.PullRetries, cfg.PullBackoff = 1, 2, 100*time.Millisecond
@@ -73,7 +74,7 @@ func TestRateLimitedPullsBackOffWithoutHoldingAWorker(t *testing.T) {
 		b.InstanceID: swebench.OutcomeResolved,
 		d.InstanceID: swebench.OutcomeImagePullFailed,
 	}, res.Outcomes)
-	failed := testenv.ByID(res)[d.InstanceID]
+	failed := swebenchtest.ByID(res)[d.InstanceID]
 	assert.ErrorIs(t, failed.Err, sandbox.ErrRateLimited, "the outcome says the registry's limit was the cause")
 	var retry *swebench.PullRetryError
 	require.ErrorAs(t, failed.Err, &retry)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench/grade"
 )
@@ -80,7 +81,7 @@ func TestRunShardsGold(t *testing.T) {
 	}
 	requireBash(t)
 	engineHost(t)
-	eval := testenv.BuildEval(t)
+	eval := swebenchtest.BuildEval(t)
 	ds, _, repos := exportDemo(t, eval)
 	out := filepath.Join(t.TempDir(), "out")
 
@@ -111,7 +112,7 @@ func TestRunShardsResumeAfterFailure(t *testing.T) {
 	}
 	requireBash(t)
 	host := engineHost(t)
-	eval := testenv.BuildEval(t)
+	eval := swebenchtest.BuildEval(t)
 	ds, preds, repos := exportDemo(t, eval)
 	out := filepath.Join(t.TempDir(), "out")
 	flags := append([]string{"--", "-d", ds, "-p", preds, "--repos", repos, "--run_id", "resume",
@@ -149,7 +150,7 @@ func TestRunShardsResumeAfterFailure(t *testing.T) {
 // merge-shards.sh checks the shard set before merging; no engine needed.
 func TestMergeShardsRefuses(t *testing.T) {
 	requireBash(t)
-	eval := testenv.BuildEval(t)
+	eval := swebenchtest.BuildEval(t)
 	report := func(ids ...string) []byte {
 		in := grade.RunInput{Predictions: map[string]grade.Prediction{}, Reports: map[string][]byte{}}
 		for _, id := range ids {

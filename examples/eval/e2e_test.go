@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/grade"
@@ -184,7 +185,7 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Skip("runs containers")
 	}
 	skipWithoutEngine(t)
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 
 	work := t.TempDir() // the plain demo writes logs/ in the working directory
 	cmd := exec.Command(bin, imageArgs()...)
@@ -229,7 +230,7 @@ func TestExportedCommandRuns(t *testing.T) {
 		t.Skip("runs containers")
 	}
 	skipWithoutEngine(t)
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 	work := t.TempDir()
 
 	// Started by a bare name found on PATH, as a user's `eval` would be,

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -172,9 +173,9 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 		t.Log(stderr.String())
 		require.Equal(t, exitOK, code)
 		assert.Contains(t, stderr.String(), "instances sweb.eval.x86_64.psf__requests-90002:t"+tag+": FAILED")
-		rep := testenv.RunReport(t, filepath.Join(work, "gold.nsnone.json"))
-		assert.Equal(t, []string{inst.InstanceID}, testenv.IDs(rep, "resolved_ids"))
-		assert.Equal(t, []string{broken.InstanceID}, testenv.IDs(rep, "error_ids"))
+		rep := swebenchtest.RunReport(t, filepath.Join(work, "gold.nsnone.json"))
+		assert.Equal(t, []string{inst.InstanceID}, swebenchtest.IDs(rep, "resolved_ids"))
+		assert.Equal(t, []string{broken.InstanceID}, swebenchtest.IDs(rep, "error_ids"))
 		outcomes, _ := rep["swebox_outcomes"].(map[string]any)
 		assert.Equal(t, "image_build_failed", outcomes[broken.InstanceID], "outcomes %v", rep["swebox_outcomes"])
 		log, err := os.ReadFile(filepath.Join("logs/build_images/instances", "sweb.eval.x86_64.psf__requests-90002__t"+tag, imagebuild.BuildLog))

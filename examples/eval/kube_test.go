@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -211,7 +212,7 @@ func TestKubePrune(t *testing.T) {
 // certainly in flight when the signal comes.
 func TestKubeInterrupt(t *testing.T) {
 	args := kubeArgs(t)
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 	runID := "kube-int-" + testenv.Session(t)
 	hanging := swebench.LabelRun + "=" + runID + "," + swebench.LabelInstance + "=swebox__demo-6"
 	inFlight := -1

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 )
 
 // A bad predictions file stops the built command before anything runs,
 // with a message that names the predictions file, the line and the field.
 func TestPredictionsFileErrors(t *testing.T) {
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 	ds, _, repos := exportDemoT(t)
 	type testCase struct {
 		name, file, content string

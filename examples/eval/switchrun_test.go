@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench/dataset/hub/hubtest"
 	"github.com/swebox/swebox/swebench/harness"
@@ -50,7 +51,7 @@ func TestSwitchCommand(t *testing.T) {
 	args := strings.Fields(command)[1:]
 
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	session := c.Session()
 	id := "pytest-dev__pytest-" + strings.ToLower(session[len(session)-6:])
 	image := harness.InstanceImage(id, harness.DefaultNamespace, harness.DefaultTag)
@@ -86,8 +87,8 @@ func TestSwitchCommand(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(dir, "logs", "run_evaluation", "r1", "m", id, "run_instance.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "in "+image+" (prebuilt mode")
-	report := testenv.RunReport(t, filepath.Join(dir, "m.r1.json"))
-	assert.Equal(t, []string{id}, testenv.IDs(report, "resolved_ids"), "the gold patch resolves in the official image")
+	report := swebenchtest.RunReport(t, filepath.Join(dir, "m.r1.json"))
+	assert.Equal(t, []string{id}, swebenchtest.IDs(report, "resolved_ids"), "the gold patch resolves in the official image")
 
 	stdout.Reset()
 	stderr.Reset()

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
@@ -61,7 +61,7 @@ func TestGradeSurfacesAgree(t *testing.T) {
 		fromEvaluator[ir.InstanceID] = inner(t, ir.Report.Encode(), ir.InstanceID)
 	}
 
-	evalBin := testenv.BuildEval(t)
+	evalBin := swebenchtest.BuildEval(t)
 	s := startStdio(t, baseArgs(c, "--dataset", datasetPath), nil)
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/swebench"
 )
 
@@ -20,8 +20,8 @@ import (
 // ones the demo documents.
 func TestSWEBench(t *testing.T) {
 	c := engine(t)
-	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
-	rows := map[string]testenv.DemoRow{}
+	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
+	rows := map[string]swebenchtest.DemoRow{}
 	for _, r := range demo.Rows {
 		rows[r.ID] = r
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 )
 
 // scriptedAgent works on a task through the tools as a model would, with no
@@ -37,7 +37,7 @@ func scriptedAgent(t *testing.T, cs *mcp.ClientSession, session, gold string) st
 // patch. One submission runs as a background job.
 func TestTaskTools(t *testing.T) {
 	c := engine(t)
-	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
+	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
 	s := startHTTP(t, baseArgs(c, "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
 		"--repos", demo.Repos, "--eval-timeout", "20s", "--progress-interval", "200ms"))
 	cs, err := connectHTTP(t, s, testToken, nil)

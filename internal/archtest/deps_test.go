@@ -25,7 +25,14 @@ func goList(t *testing.T, pattern string, deps bool) map[string][]string {
 	if deps {
 		format = `{{.ImportPath}}:{{join .Deps " "}}`
 	}
-	out, err := exec.Command("go", "list", "-f", format, module+"/"+pattern).CombinedOutput()
+	return list(t, "-f", format, module+"/"+pattern)
+}
+
+// list runs go list with args, whose format prints a package and the
+// packages it names, and returns them by package.
+func list(t *testing.T, args ...string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).CombinedOutput()
 	require.NoError(t, err, string(out))
 	m := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -71,6 +78,36 @@ func TestSWEBenchReachesDockerOnlyThroughSandbox(t *testing.T) {
 			assert.False(t, strings.HasPrefix(d, "github.com/docker/"), "%s depends on %s", pkg, d)
 		}
 	}
+}
+
+// goListTests is goList's deps for the packages matching pattern with their
+// tests: the package as its tests compile it, its external test package and
+// the test binary, each keyed by go list's name for it.
+func goListTests(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	return list(t, "-test", "-f", `{{.ImportPath}}:{{join .Deps " "}}`, module+"/"+pattern)
+}
+
+// TestTestCodeRespectsTheLayering holds test code to the direction of the
+// code it tests: the tests of sandbox, agent and pytestparse, and the engine
+// fixture they share (internal/testenv), link nothing of SWE-bench, so a
+// change to swebench never rebuilds or breaks them.
+func TestTestCodeRespectsTheLayering(t *testing.T) {
+	tests := 0
+	for _, pattern := range []string{"sandbox/...", "agent/...", "pytestparse/...", "internal/testenv"} {
+		for pkg, deps := range goListTests(t, pattern) {
+			if strings.HasSuffix(pkg, ".test") || strings.Contains(pkg, "[") {
+				tests++
+			}
+			for _, d := range deps {
+				assert.False(t, strings.HasPrefix(d, module+"/swebench") || d == module+"/internal/swebenchtest", "%s depends on %s", pkg, d)
+			}
+		}
+	}
+	assert.Greater(t, tests, 5, "the patterns matched the packages' tests")
+	// The rule has teeth: the SWE-bench fixture does link swebench.
+	deps := goListTests(t, "internal/swebenchtest")[module+"/internal/swebenchtest"]
+	assert.Contains(t, deps, module+"/swebench")
 }
 
 // The agent's parts: the core (agent) and the parts that build on it import

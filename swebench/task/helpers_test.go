@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -37,7 +37,7 @@ func loadDemo(t testing.TB) demo {
 	demoMu.Lock()
 	defer demoMu.Unlock()
 	if _, err := os.Stat(demoData.repos); demoData.repos == "" || err != nil {
-		d := testenv.ExportDemo(t, testenv.BuildEval(t))
+		d := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
 		rows, err := dataset.LoadDataset(filepath.Join(d.Dir, "dataset.jsonl"))
 		require.NoError(t, err)
 		preds, err := dataset.LoadPredictions(filepath.Join(d.Dir, "predictions.jsonl"))

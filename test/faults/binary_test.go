@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/grade"
@@ -36,13 +37,13 @@ type evalEnv struct {
 
 // newEvalEnv writes a dataset of the demo's rows picked by pick (each
 // replicated under new ids, in the order given).
-func newEvalEnv(t *testing.T, bin string, pick func(rows []testenv.DemoRow) []testenv.DemoRow) *evalEnv {
+func newEvalEnv(t *testing.T, bin string, pick func(rows []swebenchtest.DemoRow) []swebenchtest.DemoRow) *evalEnv {
 	t.Helper()
-	demo := testenv.ExportDemo(t, bin)
+	demo := swebenchtest.ExportDemo(t, bin)
 	rows := pick(demo.Rows)
 	e := &evalEnv{bin: bin, dir: t.TempDir(), repos: demo.Repos, runID: "faults-" + strings.ToLower(testenv.Session(t)[2:])}
 	e.runID = regexp.MustCompile(`[^a-z0-9.-]`).ReplaceAllString(e.runID, "-")
-	e.dataset, e.predictions, e.expected = testenv.Replicate(t, filepath.Join(e.dir, "input"), rows, len(rows))
+	e.dataset, e.predictions, e.expected = swebenchtest.Replicate(t, filepath.Join(e.dir, "input"), rows, len(rows))
 	e.logDir, e.reportDir = filepath.Join(e.dir, "logs"), filepath.Join(e.dir, "reports")
 	e.model = rows[0].Prediction["model_name_or_path"].(string)
 	return e
@@ -79,9 +80,9 @@ func (e *evalEnv) reports(t *testing.T) map[string][]byte {
 }
 
 // rowsWhere keeps the demo rows expected to end with one of statuses.
-func rowsWhere(statuses ...swebench.Status) func([]testenv.DemoRow) []testenv.DemoRow {
-	return func(rows []testenv.DemoRow) []testenv.DemoRow {
-		var out []testenv.DemoRow
+func rowsWhere(statuses ...swebench.Status) func([]swebenchtest.DemoRow) []swebenchtest.DemoRow {
+	return func(rows []swebenchtest.DemoRow) []swebenchtest.DemoRow {
+		var out []swebenchtest.DemoRow
 		for _, r := range rows {
 			for _, s := range statuses {
 				if r.Expected == s {
@@ -94,7 +95,7 @@ func rowsWhere(statuses ...swebench.Status) func([]testenv.DemoRow) []testenv.De
 }
 
 // hanging is the demo row whose prediction loops forever.
-func hanging(t *testing.T, rows []testenv.DemoRow) testenv.DemoRow {
+func hanging(t *testing.T, rows []swebenchtest.DemoRow) swebenchtest.DemoRow {
 	t.Helper()
 	for _, r := range rows {
 		if r.Expected == swebench.StatusError && strings.Contains(r.Shows, "hang") {
@@ -102,7 +103,7 @@ func hanging(t *testing.T, rows []testenv.DemoRow) testenv.DemoRow {
 		}
 	}
 	t.Fatal("the demo has no hanging instance")
-	return testenv.DemoRow{}
+	return swebenchtest.DemoRow{}
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -121,8 +122,8 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 // says so, exits 1 and writes nothing, whether the address comes from
 // DOCKER_HOST or --docker_host.
 func TestEvalEngineUnreachable(t *testing.T) {
-	bin := testenv.BuildEval(t)
-	e := newEvalEnv(t, bin, func(rows []testenv.DemoRow) []testenv.DemoRow { return rows })
+	bin := swebenchtest.BuildEval(t)
+	e := newEvalEnv(t, bin, func(rows []swebenchtest.DemoRow) []swebenchtest.DemoRow { return rows })
 	const host = "unix:///nonexistent/docker.sock"
 	type testCase struct {
 		name string
@@ -159,15 +160,15 @@ func TestEvalEngineUnreachable(t *testing.T) {
 // with the same run id runs exactly the instances that had no report.json,
 // leaves the others alone and clears the temporary files of cut writes.
 func TestEvalSIGKILL(t *testing.T) {
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 	c := testenv.Client(t)
-	var hang testenv.DemoRow
-	e := newEvalEnv(t, bin, func(rows []testenv.DemoRow) []testenv.DemoRow {
+	var hang swebenchtest.DemoRow
+	e := newEvalEnv(t, bin, func(rows []swebenchtest.DemoRow) []swebenchtest.DemoRow {
 		// The hanging instance first, so that one worker holds a container
 		// when the process dies; then the quick ones, twice over.
 		hang = hanging(t, rows)
 		quick := rowsWhere(swebench.StatusResolved, swebench.StatusUnresolved)(rows)
-		return append([]testenv.DemoRow{hang}, append(quick, quick...)...)
+		return append([]swebenchtest.DemoRow{hang}, append(quick, quick...)...)
 	})
 	cmd := e.command("--max_workers", "2", "--timeout", "300")
 	var out bytes.Buffer
@@ -207,7 +208,7 @@ func TestEvalSIGKILL(t *testing.T) {
 	// process died appears after the kill: wait until the engine is done.
 	orphans := -1
 	waitFor(t, "the engine to finish the killed process's requests", time.Minute, func() bool {
-		n := testenv.CountRunContainers(t, c, e.runID)
+		n := swebenchtest.CountRunContainers(t, c, e.runID)
 		settled := n == orphans
 		orphans = n
 		if !settled {
@@ -219,7 +220,7 @@ func TestEvalSIGKILL(t *testing.T) {
 	prune := exec.Command(bin, "prune", "--run_id", e.runID)
 	pout, err := prune.CombinedOutput()
 	require.NoError(t, err, "%s", pout)
-	assert.Zero(t, testenv.CountRunContainers(t, c, e.runID), "eval prune removes the orphans: %s", pout)
+	assert.Zero(t, swebenchtest.CountRunContainers(t, c, e.runID), "eval prune removes the orphans: %s", pout)
 
 	// The rerun: a short timeout ends the hanging instance sooner.
 	cmd = e.command("--max_workers", "2", "--timeout", "10")
@@ -238,9 +239,9 @@ func TestEvalSIGKILL(t *testing.T) {
 	for id, b := range before {
 		assert.Equal(t, string(b), string(after[id]), "%s/report.json is left alone", id)
 	}
-	rep := testenv.RunReport(t, filepath.Join(e.reportDir, e.model+"."+e.runID+".json"))
+	rep := swebenchtest.RunReport(t, filepath.Join(e.reportDir, e.model+"."+e.runID+".json"))
 	assertVerdicts(t, rep, e.expected)
-	assert.Zero(t, testenv.CountRunContainers(t, c, e.runID))
+	assert.Zero(t, swebenchtest.CountRunContainers(t, c, e.runID))
 	tmp, _ = filepath.Glob(filepath.Join(e.logDir, "run_evaluation", e.runID, "*", "*", ".*.tmp-*"))
 	assert.Empty(t, tmp, "the rerun removed the temporary files of cut writes")
 }
@@ -248,12 +249,12 @@ func TestEvalSIGKILL(t *testing.T) {
 // TestEvalSIGINT: Ctrl-C stops the run and removes every container of it
 // within seconds, keeps the finished reports and exits 130.
 func TestEvalSIGINT(t *testing.T) {
-	bin := testenv.BuildEval(t)
+	bin := swebenchtest.BuildEval(t)
 	c := testenv.Client(t)
-	e := newEvalEnv(t, bin, func(rows []testenv.DemoRow) []testenv.DemoRow {
+	e := newEvalEnv(t, bin, func(rows []swebenchtest.DemoRow) []swebenchtest.DemoRow {
 		hang := hanging(t, rows)
 		quick := rowsWhere(swebench.StatusResolved)(rows)
-		return append(append([]testenv.DemoRow{}, quick...), hang, hang, hang)
+		return append(append([]swebenchtest.DemoRow{}, quick...), hang, hang, hang)
 	})
 	cmd := e.command("--max_workers", "3", "--timeout", "300")
 	var out bytes.Buffer
@@ -280,7 +281,7 @@ func TestEvalSIGINT(t *testing.T) {
 		}
 		return len(e.reports(t)) == len(e.expected)-len(hangs)
 	})
-	require.Equal(t, 3, testenv.CountRunContainers(t, c, e.runID))
+	require.Equal(t, 3, swebenchtest.CountRunContainers(t, c, e.runID))
 	finished := e.reports(t)
 	require.NotEmpty(t, finished)
 	start := time.Now()
@@ -292,7 +293,7 @@ func TestEvalSIGINT(t *testing.T) {
 	var xe *exec.ExitError
 	require.True(t, errors.As(waitErr, &xe), "%v", waitErr)
 	assert.Equal(t, 130, xe.ExitCode())
-	assert.Zero(t, testenv.CountRunContainers(t, c, e.runID), "every container of the run is removed")
+	assert.Zero(t, swebenchtest.CountRunContainers(t, c, e.runID), "every container of the run is removed")
 	assert.Less(t, took, 20*time.Second, "within seconds")
 	after := e.reports(t)
 	for id := range finished {
@@ -323,7 +324,7 @@ func assertVerdicts(t *testing.T, rep map[string]any, expected map[string]sweben
 		"resolved_ids": swebench.StatusResolved, "unresolved_ids": swebench.StatusUnresolved,
 		"error_ids": swebench.StatusError, "empty_patch_ids": swebench.StatusEmptyPatch,
 	} {
-		for _, id := range testenv.IDs(rep, key) {
+		for _, id := range swebenchtest.IDs(rep, key) {
 			got[id] = status
 		}
 	}

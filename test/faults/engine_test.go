@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -24,10 +25,10 @@ import (
 func TestEngineUnreachableAtStart(t *testing.T) {
 	c, err := sandbox.New(sandbox.WithHost("unix:///nonexistent/docker.sock"))
 	require.NoError(t, err)
-	p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+	p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 	dir := t.TempDir()
 	cfg := swebench.Config{
-		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)},
+		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)},
 		RunID: "unreachable", Sandboxes: []*sandbox.Client{c},
 		LogDir: filepath.Join(dir, "logs"), ReportDir: filepath.Join(dir, "reports"), WorkDir: filepath.Join(dir, "work"),
 	}
@@ -56,12 +57,12 @@ func TestEngineGoesAway(t *testing.T) {
 	c, err := sandbox.New(sandbox.WithHost(flaky.Host()), sandbox.WithSession(healthy.Session()))
 	require.NoError(t, err)
 
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	var ds []dataset.Instance
 	var preds []dataset.Prediction
 	for _, id := range []string{"calc__calc-1", "calc__calc-2", "calc__calc-3", "calc__calc-4", "calc__calc-5", "calc__calc-6"} {
 		ds = append(ds, p.Instance(id))
-		preds = append(preds, testenv.Pred(id, testenv.Gold))
+		preds = append(preds, swebenchtest.Pred(id, swebenchtest.Gold))
 	}
 	cfg := p.Config(t, c, "engine-away", ds, preds)
 	cfg.MaxWorkers = 2
@@ -96,7 +97,7 @@ func TestEngineGoesAway(t *testing.T) {
 			assert.Equal(t, swebench.OutcomeEngineLost, res.Outcomes[r.InstanceID], "%s: its outcome says so", r.InstanceID)
 		}
 	}
-	rep := testenv.RunReport(t, res.ReportPath)
+	rep := swebenchtest.RunReport(t, res.ReportPath)
 	assert.Equal(t, float64(4), rep["error_instances"], "the run report is written")
 
 	// The engine is back: a rerun with the same run id on a working client
@@ -118,7 +119,7 @@ func TestEngineGoesAway(t *testing.T) {
 
 	// Containers the first run could not remove while the engine was away
 	// (at most one per worker) are found by their labels and pruned.
-	orphans := testenv.CountRunContainers(t, healthy, "engine-away")
+	orphans := swebenchtest.CountRunContainers(t, healthy, "engine-away")
 	assert.LessOrEqual(t, orphans, cfg.MaxWorkers)
 	t.Logf("%d containers orphaned by the outage", orphans)
 	_, err = healthy.Prune(context.Background(), sandbox.PruneRequest{Labels: map[string]string{swebench.LabelRun: "engine-away"}})

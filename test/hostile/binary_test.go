@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 )
 
@@ -21,8 +22,8 @@ import (
 // exits non-zero and writes nothing; a model name it can make safe is used
 // under its safe name, inside the run's directories.
 func TestEvalHostileNames(t *testing.T) {
-	bin := testenv.BuildEval(t)
-	demo := testenv.ExportDemo(t, bin)
+	bin := swebenchtest.BuildEval(t)
+	demo := swebenchtest.ExportDemo(t, bin)
 	first := demo.Rows[0]
 	type testCase struct {
 		name string

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -30,9 +31,9 @@ const floodMiB = 256
 // passes through dockerd and this race-instrumented process.
 func TestHostileFlood(t *testing.T) {
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	id := "hostile__flood-1"
-	patch := withConftest(testenv.Gold, fmt.Sprintf(`import sys
+	patch := withConftest(swebenchtest.Gold, fmt.Sprintf(`import sys
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -44,7 +45,7 @@ def pytest_terminal_summary(terminalreporter):
     sys.stdout.buffer.flush()
     terminalreporter.write_line("FLOOD-END")
 `, floodMiB))
-	cfg := p.Config(t, c, "flood", []dataset.Instance{p.Instance(id)}, []dataset.Prediction{testenv.Pred(id, patch)})
+	cfg := p.Config(t, c, "flood", []dataset.Instance{p.Instance(id)}, []dataset.Prediction{swebenchtest.Pred(id, patch)})
 	cfg.Timeout = 5 * time.Minute
 
 	runtime.GC()
@@ -72,13 +73,13 @@ def pytest_terminal_summary(terminalreporter):
 	wg.Wait()
 	require.NoError(t, err)
 
-	r := testenv.ByID(res)[id]
+	r := swebenchtest.ByID(res)[id]
 	assert.Equal(t, swebench.StatusResolved, r.Status, r.Error)
-	out := testenv.ReadFile(t, cfg, id, "test_output.txt")
+	out := swebenchtest.ReadFile(t, cfg, id, "test_output.txt")
 	for _, s := range []string{"FLOOD-START", "FLOOD-END", "bytes of output dropped here]", "3 passed"} {
 		assert.Contains(t, out, s)
 	}
-	fi, err := os.Stat(filepath.Join(testenv.InstanceDir(cfg, id), "test_output.txt"))
+	fi, err := os.Stat(filepath.Join(swebenchtest.InstanceDir(cfg, id), "test_output.txt"))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, fi.Size(), cfg.TestOutputLimit+100, "test_output.txt is capped")
 	grew := int64(peak) - int64(base.HeapInuse)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -61,20 +62,20 @@ def pytest_report_header(config):
 // and cannot write into the mounted objects (EROFS).
 func TestLaterCommitsAreUnreadable(t *testing.T) {
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	srcDir := filepath.Join(p.Sources, "swebox-test__calc")
 	fix := commitFix(t, srcDir)
 
 	id := "hostile__history-1"
-	patch := testenv.ConftestDiff(stealFix(fix, filepath.Join(srcDir, ".git", "objects")))
+	patch := swebenchtest.ConftestDiff(stealFix(fix, filepath.Join(srcDir, ".git", "objects")))
 	for _, share := range []bool{false, true} {
 		t.Run(fmt.Sprintf("share objects %v", share), func(t *testing.T) {
-			cfg := p.Config(t, c, "history", []dataset.Instance{p.Instance(id)}, []dataset.Prediction{testenv.Pred(id, patch)})
+			cfg := p.Config(t, c, "history", []dataset.Instance{p.Instance(id)}, []dataset.Prediction{swebenchtest.Pred(id, patch)})
 			cfg.ShareObjects = share
 			res, err := swebench.Evaluate(context.Background(), cfg)
 			require.NoError(t, err)
-			r := testenv.ByID(res)[id]
-			out := testenv.ReadFile(t, cfg, id, "test_output.txt")
+			r := swebenchtest.ByID(res)[id]
+			out := swebenchtest.ReadFile(t, cfg, id, "test_output.txt")
 			line := stealLine(out)
 			require.NotEmpty(t, line, "the prediction's conftest ran:\n%s", out)
 			t.Log(line)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -80,9 +81,9 @@ func TestHostileRunIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dirs := newMetadataRoot(t)
-			p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+			p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 			cfg := swebench.Config{
-				Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)},
+				Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)},
 				RunID: tc.runID, LogDir: dirs.logs, ReportDir: dirs.reports, WorkDir: dirs.work,
 				Sandboxes: []*sandbox.Client{unreachable(t)},
 			}
@@ -115,8 +116,8 @@ func TestHostileModelNames(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dirs := newMetadataRoot(t)
-			p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
-			pred := testenv.Pred("calc__calc-1", testenv.Gold)
+			p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+			pred := swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)
 			pred.ModelNameOrPath = tc.model
 			cfg := swebench.Config{
 				Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{pred},
@@ -130,7 +131,7 @@ func TestHostileModelNames(t *testing.T) {
 				return
 			}
 			c := testenv.Client(t)
-			p = testenv.NewProject(t)
+			p = swebenchtest.NewProject(t)
 			cfg.Dataset, cfg.Repos, cfg.Image = []dataset.Instance{p.Instance("calc__calc-1")}, p.Cache(t), testenv.Image()
 			cfg.Sandboxes, cfg.Limits = []*sandbox.Client{c}, testenv.SmallLimits
 			res, err := swebench.Evaluate(context.Background(), cfg)
@@ -150,7 +151,7 @@ func TestHostileModelNames(t *testing.T) {
 // it is evaluated.
 func TestHostileInstanceIDs(t *testing.T) {
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	dirs := newMetadataRoot(t)
 	bad := map[string]string{
 		"dotdot":            "../../escape",
@@ -161,16 +162,16 @@ func TestHostileInstanceIDs(t *testing.T) {
 		"backslash":         `..\..\escape`,
 	}
 	ds := []dataset.Instance{p.Instance("calc__calc-1")}
-	preds := []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold)}
+	preds := []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)}
 	for _, id := range bad {
 		ds = append(ds, p.Instance(id))
-		preds = append(preds, testenv.Pred(id, testenv.Gold))
+		preds = append(preds, swebenchtest.Pred(id, swebenchtest.Gold))
 	}
 	cfg := p.Config(t, c, "run", ds, preds)
 	cfg.LogDir, cfg.ReportDir, cfg.WorkDir = dirs.logs, dirs.reports, dirs.work
 	res, err := swebench.Evaluate(context.Background(), cfg)
 	require.NoError(t, err)
-	got := testenv.ByID(res)
+	got := swebenchtest.ByID(res)
 	assert.Equal(t, swebench.StatusResolved, got["calc__calc-1"].Status, got["calc__calc-1"].Error)
 	for name, id := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -205,14 +206,14 @@ func TestHostileInstanceIDCase(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dirs := newMetadataRoot(t)
-			p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+			p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 			cfg := swebench.Config{
 				RunID: "run", LogDir: dirs.logs, ReportDir: dirs.reports, WorkDir: dirs.work,
 				Sandboxes: []*sandbox.Client{unreachable(t)},
 			}
 			for _, id := range tc.ids {
 				cfg.Dataset = append(cfg.Dataset, p.Instance(id))
-				cfg.Predictions = append(cfg.Predictions, testenv.Pred(id, testenv.Gold))
+				cfg.Predictions = append(cfg.Predictions, swebenchtest.Pred(id, swebenchtest.Gold))
 			}
 			_, err := swebench.Evaluate(context.Background(), cfg)
 			require.ErrorIs(t, err, dataset.ErrDuplicateID)
@@ -226,10 +227,10 @@ func TestHostileInstanceIDCase(t *testing.T) {
 // harness's ValueError.
 func TestHostilePredictionIDs(t *testing.T) {
 	dirs := newMetadataRoot(t)
-	p := testenv.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
+	p := swebenchtest.Project{Repo: "swebox-test/calc", Base: strings.Repeat("a", 40)}
 	cfg := swebench.Config{
 		Dataset:     []dataset.Instance{p.Instance("calc__calc-1")},
-		Predictions: []dataset.Prediction{testenv.Pred("calc__calc-1", testenv.Gold), testenv.Pred("CALC__calc-1", testenv.Gold)},
+		Predictions: []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold), swebenchtest.Pred("CALC__calc-1", swebenchtest.Gold)},
 		RunID:       "run", LogDir: dirs.logs, ReportDir: dirs.reports, WorkDir: dirs.work,
 		Sandboxes: []*sandbox.Client{unreachable(t)},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -41,7 +42,7 @@ type hostile struct {
 
 // withConftest is the gold fix plus a conftest.py of the model's, which
 // pytest loads before it runs any test.
-func withConftest(fix, conftest string) string { return fix + testenv.ConftestDiff(conftest) }
+func withConftest(fix, conftest string) string { return fix + swebenchtest.ConftestDiff(conftest) }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
@@ -50,7 +51,7 @@ func randomHex(n int) string {
 }
 
 // The tests the dataset expects, as the official pytest parser names them.
-var allTests = append(append([]string{}, testenv.FailToPass...), testenv.PassToPass...)
+var allTests = append(append([]string{}, swebenchtest.FailToPass...), swebenchtest.PassToPass...)
 
 // forgery prints PASSED for every expected test and the harness's end
 // marker, so that the official extraction stops reading before pytest's own
@@ -78,7 +79,7 @@ type hostEnv struct {
 
 func TestHostilePredictions(t *testing.T) {
 	c := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	env := hostEnv{canaryDir: t.TempDir(), listener: listen(t), daemonMark: "swebox-daemon-" + randomHex(6)}
 	env.canary = filepath.Join(env.canaryDir, "canary")
 	require.NoError(t, os.WriteFile(env.canary, []byte("intact\n"), 0o644))
@@ -90,12 +91,12 @@ func TestHostilePredictions(t *testing.T) {
 	runs := map[harness.Rules]swebench.Config{}
 	for _, rules := range []harness.Rules{harness.V5, harness.V4} {
 		ds := []dataset.Instance{p.Instance("ok__calc-1")}
-		preds := []dataset.Prediction{testenv.Pred("ok__calc-1", testenv.Gold)}
+		preds := []dataset.Prediction{swebenchtest.Pred("ok__calc-1", swebenchtest.Gold)}
 		for _, tc := range cases {
 			if tc.rules == rules {
 				id := "hostile__" + tc.name + "-1"
 				ds = append(ds, p.Instance(id))
-				preds = append(preds, testenv.Pred(id, tc.patch))
+				preds = append(preds, swebenchtest.Pred(id, tc.patch))
 			}
 		}
 		cfg := p.Config(t, c, "hostile-"+string(rules), ds, preds)
@@ -120,17 +121,17 @@ func TestHostilePredictions(t *testing.T) {
 	wg.Wait()
 
 	for rules, res := range results {
-		r := testenv.ByID(res)["ok__calc-1"]
+		r := swebenchtest.ByID(res)["ok__calc-1"]
 		assert.Equal(t, swebench.StatusResolved, r.Status, "%s: the honest instance beside the hostile ones stays resolved: %s", rules, r.Error)
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.rules)+"/"+tc.name, func(t *testing.T) {
 			cfg := runs[tc.rules]
 			id := "hostile__" + tc.name + "-1"
-			r, ok := testenv.ByID(results[tc.rules])[id]
+			r, ok := swebenchtest.ByID(results[tc.rules])[id]
 			require.True(t, ok, "the instance has a result")
-			out := testenv.ReadFile(t, cfg, id, "test_output.txt")
-			runLog := testenv.ReadFile(t, cfg, id, "run_instance.log")
+			out := swebenchtest.ReadFile(t, cfg, id, "test_output.txt")
+			runLog := swebenchtest.ReadFile(t, cfg, id, "run_instance.log")
 			assert.Equal(t, tc.status, r.Status, "error: %s\nrun_instance.log:\n%s\ntest_output.txt (head):\n%s", r.Error, runLog, head(out, 4000))
 			if tc.errSub != "" {
 				assert.Contains(t, r.Error, tc.errSub)
@@ -142,7 +143,7 @@ func TestHostilePredictions(t *testing.T) {
 				assert.Contains(t, runLog, s, "run_instance.log")
 			}
 			if r.Status == swebench.StatusError {
-				assert.NoFileExists(t, filepath.Join(testenv.InstanceDir(cfg, id), "report.json"), "an error instance has no report.json, as in the official harness")
+				assert.NoFileExists(t, filepath.Join(swebenchtest.InstanceDir(cfg, id), "report.json"), "an error instance has no report.json, as in the official harness")
 			}
 			if tc.check != nil {
 				tc.check(t, cfg, r)
@@ -173,7 +174,7 @@ func hostileCases(env hostEnv) []hostile {
 	lim := testenv.SmallLimits
 	return []hostile{
 		{name: "forkbomb", rules: harness.V5, status: swebench.StatusError, errSub: "timed out",
-			patch: withConftest(testenv.Gold, `import os, time
+			patch: withConftest(swebenchtest.Gold, `import os, time
 
 
 def pytest_sessionstart(session):
@@ -189,7 +190,7 @@ def pytest_sessionstart(session):
 		// The kernel kills pytest inside the memory cgroup: nothing is
 		// graded, so the tests count as failed.
 		{name: "memhog", rules: harness.V5, status: swebench.StatusUnresolved,
-			patch: withConftest(testenv.Gold, `def pytest_sessionstart(session):
+			patch: withConftest(swebenchtest.Gold, `def pytest_sessionstart(session):
     print("MEMHOG", flush=True)
     hog = []
     while True:
@@ -201,7 +202,7 @@ def pytest_sessionstart(session):
 			}},
 
 		{name: "tmpfill", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, filler("/tmp/fill", "TMP-FULL")),
+			patch: withConftest(swebenchtest.Gold, filler("/tmp/fill", "TMP-FULL")),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				n, errno := filled(t, cfg, r.InstanceID, "TMP-FULL")
 				assert.LessOrEqual(t, n, lim.TmpSize, "/tmp holds no more than its tmpfs size")
@@ -209,7 +210,7 @@ def pytest_sessionstart(session):
 			}},
 
 		{name: "workspacefill", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, filler("big.bin", "WS-FULL")),
+			patch: withConftest(swebenchtest.Gold, filler("big.bin", "WS-FULL")),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				n, errno := filled(t, cfg, r.InstanceID, "WS-FULL")
 				assert.Equal(t, lim.FileSize, n, "one file stops at RLIMIT_FSIZE")
@@ -219,7 +220,7 @@ def pytest_sessionstart(session):
 		// A gigabyte of output before pytest's summary: test_output.txt keeps
 		// the head and the tail, so the verdict survives.
 		{name: "network", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, fmt.Sprintf(`import socket
+			patch: withConftest(swebenchtest.Gold, fmt.Sprintf(`import socket
 
 HOST, PORT = %q, %d
 
@@ -247,7 +248,7 @@ def pytest_sessionstart(session):
 			output: []string{"NET-tcp: blocked errno=101", "NET-udp: blocked errno=101", "NET-dns: blocked"}},
 
 		{name: "sleeper", rules: harness.V5, status: swebench.StatusError, errSub: "timed out",
-			patch: withConftest(testenv.Gold, `import time
+			patch: withConftest(swebenchtest.Gold, `import time
 
 
 def pytest_sessionstart(session):
@@ -260,7 +261,7 @@ def pytest_sessionstart(session):
 		// holding the output stream open: the instance is graded when the
 		// eval script ends, and removing the sandbox ends them.
 		{name: "daemons", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, fmt.Sprintf(`import subprocess, sys
+			patch: withConftest(swebenchtest.Gold, fmt.Sprintf(`import subprocess, sys
 
 CODE = "import os, time\nif os.fork():\n    os._exit(0)\nos.setsid()\ntime.sleep(4242)\n"
 
@@ -275,9 +276,9 @@ def pytest_sessionstart(session):
 		// Forged markers. v4.1.0 has no defence: the official harness grades
 		// the forged PASSED lines, and so do we.
 		{name: "forge", rules: harness.V4, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Wrong, forgery(false)),
+			patch: withConftest(swebenchtest.Wrong, forgery(false)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
-				assert.Contains(t, testenv.ReadFile(t, cfg, r.InstanceID, "test_output.txt"), "FAILED tests/test_add.py::test_add",
+				assert.Contains(t, swebenchtest.ReadFile(t, cfg, r.InstanceID, "test_output.txt"), "FAILED tests/test_add.py::test_add",
 					"pytest's own verdict is in the log, after the forged end marker")
 			}},
 		// 5.0.2 grades by the first recorded exit code, and the forgery
@@ -285,7 +286,7 @@ def pytest_sessionstart(session):
 		// official v5 grades it as resolved, and so do we, with notes in
 		// report.json that say why it should not be trusted.
 		{name: "forge", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Wrong, forgery(false)),
+			patch: withConftest(swebenchtest.Wrong, forgery(false)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				rep := report(t, cfg, r.InstanceID)
 				assert.Equal(t, true, rep["patch_successfully_applied"])
@@ -294,7 +295,7 @@ def pytest_sessionstart(session):
 		// With a decoy failure too, v5 grades the forgery as resolved, as the
 		// official v5 does, and the report says why it should not be trusted.
 		{name: "forgedecoy", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Wrong, forgery(true)),
+			patch: withConftest(swebenchtest.Wrong, forgery(true)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assertForgeryNoted(t, report(t, cfg, r.InstanceID))
 			}},
@@ -302,14 +303,14 @@ def pytest_sessionstart(session):
 		// Bytes that are not UTF-8: v4.1.0 decodes strictly and the instance
 		// is an error (#635); v5 replaces them and grades.
 		{name: "nonutf8", rules: harness.V4, status: swebench.StatusError, errSub: "UTF-8",
-			patch: withConftest(testenv.Gold, nonUTF8)},
+			patch: withConftest(swebenchtest.Gold, nonUTF8)},
 		{name: "nonutf8", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, nonUTF8), output: []string{"BAD-BYTES \xff\xfe\xc3\x28"}},
+			patch: withConftest(swebenchtest.Gold, nonUTF8), output: []string{"BAD-BYTES \xff\xfe\xc3\x28"}},
 
 		// Symlinks to host paths left in the workspace: the host removes
 		// the links, never what they point to.
 		{name: "symlinks", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, fmt.Sprintf(`import os
+			patch: withConftest(swebenchtest.Gold, fmt.Sprintf(`import os
 
 
 def pytest_sessionstart(session):
@@ -326,7 +327,7 @@ def pytest_sessionstart(session):
 		// Directories nobody may enter, read or write, the workspace root
 		// included: removing the workspace still succeeds.
 		{name: "chmod", rules: harness.V5, status: swebench.StatusResolved,
-			patch: withConftest(testenv.Gold, `import os
+			patch: withConftest(swebenchtest.Gold, `import os
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -346,14 +347,14 @@ def pytest_terminal_summary(terminalreporter):
 		// patch fallback writes the hook, which runs, if at all, inside the
 		// sandbox; the host side uses go-git, which runs no hooks.
 		{name: "githooks", rules: harness.V5, status: swebench.StatusResolved,
-			patch: testenv.Gold + newExecDiff(".git/hooks/post-checkout", fmt.Sprintf("#!/bin/sh\necho HOOK-RAN\ntouch %s/hook-ran\n", env.canaryDir)),
+			patch: swebenchtest.Gold + newExecDiff(".git/hooks/post-checkout", fmt.Sprintf("#!/bin/sh\necho HOOK-RAN\ntouch %s/hook-ran\n", env.canaryDir)),
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.NoFileExists(t, filepath.Join(env.canaryDir, "hook-ran"))
 			}},
 
 		// Paths that leave the repository: every patch tool refuses them.
 		{name: "dotdot", rules: harness.V5, status: swebench.StatusError, errSub: "patch apply failed",
-			patch:  testenv.NewFileDiff("../../escape", "escaped\n") + testenv.Gold,
+			patch:  swebenchtest.NewFileDiff("../../escape", "escaped\n") + swebenchtest.Gold,
 			runLog: []string{">>>>> Patch Apply Failed"},
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.Empty(t, findNamed(t, filepath.Dir(cfg.WorkDir), "escape"))
@@ -361,7 +362,7 @@ def pytest_terminal_summary(terminalreporter):
 		// An absolute target loses its leading "/" to -p1 and lands inside
 		// the repository.
 		{name: "absolute", rules: harness.V5, status: swebench.StatusResolved,
-			patch:  absoluteDiff(filepath.Join(env.canaryDir, "absolute")) + testenv.Gold,
+			patch:  absoluteDiff(filepath.Join(env.canaryDir, "absolute")) + swebenchtest.Gold,
 			runLog: []string{"Applied patch " + strings.TrimPrefix(filepath.Join(env.canaryDir, "absolute"), "/") + " cleanly"},
 			check: func(t *testing.T, cfg swebench.Config, r swebench.InstanceResult) {
 				assert.NoFileExists(t, filepath.Join(env.canaryDir, "absolute"))
@@ -396,7 +397,7 @@ def pytest_terminal_summary(terminalreporter):
 
 // newExecDiff creates an executable file.
 func newExecDiff(path, content string) string {
-	return strings.Replace(testenv.NewFileDiff(path, content), "new file mode 100644", "new file mode 100755", 1)
+	return strings.Replace(swebenchtest.NewFileDiff(path, content), "new file mode 100644", "new file mode 100755", 1)
 }
 
 // absoluteDiff is a traditional diff whose target is an absolute path.
@@ -418,14 +419,14 @@ func assertForgeryNoted(t *testing.T, rep map[string]any) {
 func report(t *testing.T, cfg swebench.Config, id string) map[string]any {
 	t.Helper()
 	var rep map[string]map[string]any
-	require.NoError(t, json.Unmarshal([]byte(testenv.ReadFile(t, cfg, id, "report.json")), &rep))
+	require.NoError(t, json.Unmarshal([]byte(swebenchtest.ReadFile(t, cfg, id, "report.json")), &rep))
 	return rep[id]
 }
 
 // filled reads "<tag> bytes=N errno=E" from test_output.txt.
 func filled(t *testing.T, cfg swebench.Config, id, tag string) (int64, int) {
 	t.Helper()
-	out := testenv.ReadFile(t, cfg, id, "test_output.txt")
+	out := swebenchtest.ReadFile(t, cfg, id, "test_output.txt")
 	// The last one: git diff prints the conftest's source before the tests run.
 	i := strings.LastIndex(out, tag+" bytes=")
 	require.GreaterOrEqual(t, i, 0, "test_output.txt reports %s", tag)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
@@ -116,21 +117,21 @@ func TestLoadSandboxes(t *testing.T) {
 // in-process: every verdict is the expected one, and nothing is left behind.
 func TestLoadEvaluate(t *testing.T) {
 	probe := testenv.Client(t)
-	p := testenv.NewProject(t)
+	p := swebenchtest.NewProject(t)
 	var ds []dataset.Instance
 	var preds []dataset.Prediction
 	expected := map[string]swebench.Status{}
 	for i := range 16 {
 		id := fmt.Sprintf("calc__calc-%d", i)
-		status, patch := swebench.StatusResolved, testenv.Gold
+		status, patch := swebench.StatusResolved, swebenchtest.Gold
 		switch i % 4 {
 		case 1:
-			status, patch = swebench.StatusUnresolved, testenv.Wrong
+			status, patch = swebench.StatusUnresolved, swebenchtest.Wrong
 		case 3:
-			status, patch = swebench.StatusUnresolved, testenv.Regression
+			status, patch = swebench.StatusUnresolved, swebenchtest.Regression
 		}
 		ds = append(ds, p.Instance(id))
-		preds = append(preds, testenv.Pred(id, patch))
+		preds = append(preds, swebenchtest.Pred(id, patch))
 		expected[id] = status
 	}
 	base := takeBaseline()
@@ -164,16 +165,16 @@ func TestLoad200(t *testing.T) {
 	}
 	const n, workers = 200, 8
 	probe := testenv.Client(t)
-	bin := testenv.BuildEval(t)
-	demo := testenv.ExportDemo(t, bin)
-	var rows []testenv.DemoRow
+	bin := swebenchtest.BuildEval(t)
+	demo := swebenchtest.ExportDemo(t, bin)
+	var rows []swebenchtest.DemoRow
 	for _, r := range demo.Rows {
 		if !strings.Contains(r.Shows, "hang") {
 			rows = append(rows, r)
 		}
 	}
 	dir := t.TempDir()
-	ds, preds, expected := testenv.Replicate(t, filepath.Join(dir, "input"), rows, n)
+	ds, preds, expected := swebenchtest.Replicate(t, filepath.Join(dir, "input"), rows, n)
 	runID := "load200-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	reportDir := filepath.Join(dir, "reports")
 	cmd := exec.Command(bin, "-d", ds, "-p", preds, "--repos", demo.Repos, "--run_id", runID,
@@ -197,13 +198,13 @@ func TestLoad200(t *testing.T) {
 	t.Logf("%d instances, %d workers, %d CPUs: wall %s, %.1f instances per minute, peak RSS %.1f MiB, at most %d open fds and %d threads",
 		n, workers, runtime.NumCPU(), took.Round(time.Second), float64(n)/took.Minutes(), float64(maxRSS)/(1<<20), peak.fds, peak.threads)
 
-	rep := testenv.RunReport(t, filepath.Join(reportDir, rows[0].Prediction["model_name_or_path"].(string)+"."+runID+".json"))
+	rep := swebenchtest.RunReport(t, filepath.Join(reportDir, rows[0].Prediction["model_name_or_path"].(string)+"."+runID+".json"))
 	got := map[string]swebench.Status{}
 	for key, status := range map[string]swebench.Status{
 		"resolved_ids": swebench.StatusResolved, "unresolved_ids": swebench.StatusUnresolved,
 		"error_ids": swebench.StatusError, "empty_patch_ids": swebench.StatusEmptyPatch,
 	} {
-		for _, id := range testenv.IDs(rep, key) {
+		for _, id := range swebenchtest.IDs(rep, key) {
 			got[id] = status
 		}
 	}
@@ -216,7 +217,7 @@ func TestLoad200(t *testing.T) {
 		}
 	}
 	assert.Zero(t, wrong, "every verdict is the expected one")
-	assert.Zero(t, testenv.CountRunContainers(t, probe, runID), "no container of the run is left")
+	assert.Zero(t, swebenchtest.CountRunContainers(t, probe, runID), "no container of the run is left")
 	assert.Less(t, maxRSS, int64(512<<20), "the eval process stays under 512 MiB")
 	assert.Less(t, peak.fds, 64+16*workers, "open descriptors stay bounded by the workers, not the instances")
 }
