@@ -74,26 +74,38 @@ func TestRunPooledMatchesUnpooled(t *testing.T) {
 	resolver := agent.WithSecretResolver(secrets.Static{"team/token": "s3cr3t-token-value"})
 	cold, c := newManager(t, resolver)
 	wheels := buildWheel(t, c, "", "poolpkg", "1.0")
+	cases := pooledCases(wheels)
+	// What a run of its own gives, once for both transports.
+	want := make([]agent.Result, len(cases))
+	for i, tc := range cases {
+		want[i] = runPythonT(t, cold, tc.code, tc.opts)
+	}
 	// Commands reach a pooled sandbox through the engine's exec or the
 	// exec agent; both must give what a run of its own gives.
 	for _, agentOn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exec agent %v", agentOn), func(t *testing.T) {
 			pooled, pc := newPooledManagerWith(t, []sandbox.Option{sandbox.WithPool(sandbox.PoolOptions{Size: 2}), sandbox.WithExecAgent(agentOn)}, resolver)
 			warmRuns(t, pooled, pc, 2)
-			comparePooled(t, cold, pooled, wheels)
+			for i, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					comparePooled(t, want[i], runPythonT(t, pooled, tc.code, tc.opts))
+				})
+			}
 			assert.NotEmpty(t, poolMembers(t, pc), "the pool served the runs and refilled")
 		})
 	}
 }
 
-func comparePooled(t *testing.T, cold, pooled *agent.Manager, wheels string) {
+type pooledCase struct {
+	name string
+	code string
+	opts agent.RunOptions
+}
 
-	type testCase struct {
-		name string
-		code string
-		opts agent.RunOptions
-	}
-	for _, tc := range []testCase{
+// pooledCases are the runs whose results a pooled sandbox must give as a
+// sandbox of their own gives them.
+func pooledCases(wheels string) []pooledCase {
+	return []pooledCase{
 		{name: "output and exit status", code: "import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)"},
 		{name: "exception", code: "def f(x):\n    return 1 / x\n\nf(0)\n"},
 		{name: "signal", code: "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"},
@@ -105,30 +117,30 @@ func comparePooled(t *testing.T, cold, pooled *agent.Manager, wheels string) {
 		{name: "requirements", code: "import poolpkg, sys\nprint(poolpkg.__name__, sys.prefix)",
 			opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"poolpkg"}, WheelDir: wheels}}},
 		{name: "secrets are masked", code: "import os; print(os.environ['TOKEN'])", opts: agent.RunOptions{Secrets: map[string]string{"TOKEN": "team/token"}}},
-		{name: "timeout", code: "import time\nprint('started', flush=True)\ntime.sleep(60)", opts: agent.RunOptions{Timeout: 2 * time.Second}},
+		{name: "timeout", code: "import time\nprint('started', flush=True)\ntime.sleep(60)", opts: agent.RunOptions{Timeout: 6 * time.Second}},
 		{name: "out of memory", code: "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n", opts: agent.RunOptions{Limits: sandbox.Limits{Memory: 128 << 20}}},
 		{name: "file size limit", code: "open('big', 'wb').write(b'x' * (2 << 20))", opts: agent.RunOptions{Limits: sandbox.Limits{FileSize: 1 << 20}}},
 		{name: "no network", code: "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('reached')\nexcept OSError as e:\n    print(type(e).__name__)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want := runPythonT(t, cold, tc.code, tc.opts)
-			got := runPythonT(t, pooled, tc.code, tc.opts)
-			assert.Equal(t, want.Kind, got.Kind, "kind; stderr: %s", got.Stderr.String())
-			assert.Equal(t, want.ExitCode, got.ExitCode)
-			assert.Equal(t, want.Signal, got.Signal)
-			assert.Equal(t, want.Stdout.String(), got.Stdout.String())
-			// The run directory's name is random in both.
-			assert.Equal(t, runID.ReplaceAllString(want.Stderr.String(), "run-ID"), runID.ReplaceAllString(got.Stderr.String(), "run-ID"))
-			assert.Equal(t, runID.ReplaceAllString(fmt.Sprintf("%+v", want.Error), "run-ID"), runID.ReplaceAllString(fmt.Sprintf("%+v", got.Error), "run-ID"))
-			assert.Equal(t, want.Timeout, got.Timeout)
-			assert.Equal(t, want.MemoryLimit, got.MemoryLimit)
-			assert.Equal(t, want.PeakMemory > 0, got.PeakMemory > 0, "usage is measured")
-			assert.Equal(t, want.Artifacts, got.Artifacts)
-			assert.Equal(t, want.ArtifactsSkipped, got.ArtifactsSkipped)
-			assert.Equal(t, want.ArtifactsDropped, got.ArtifactsDropped)
-			assert.Equal(t, want.Install != nil, got.Install != nil)
-		})
 	}
+}
+
+// comparePooled checks a pooled run's result against the same run's in a
+// sandbox of its own.
+func comparePooled(t *testing.T, want, got agent.Result) {
+	assert.Equal(t, want.Kind, got.Kind, "kind; stderr: %s", got.Stderr.String())
+	assert.Equal(t, want.ExitCode, got.ExitCode)
+	assert.Equal(t, want.Signal, got.Signal)
+	assert.Equal(t, want.Stdout.String(), got.Stdout.String())
+	// The run directory's name is random in both.
+	assert.Equal(t, runID.ReplaceAllString(want.Stderr.String(), "run-ID"), runID.ReplaceAllString(got.Stderr.String(), "run-ID"))
+	assert.Equal(t, runID.ReplaceAllString(fmt.Sprintf("%+v", want.Error), "run-ID"), runID.ReplaceAllString(fmt.Sprintf("%+v", got.Error), "run-ID"))
+	assert.Equal(t, want.Timeout, got.Timeout)
+	assert.Equal(t, want.MemoryLimit, got.MemoryLimit)
+	assert.Equal(t, want.PeakMemory > 0, got.PeakMemory > 0, "usage is measured")
+	assert.Equal(t, want.Artifacts, got.Artifacts)
+	assert.Equal(t, want.ArtifactsSkipped, got.ArtifactsSkipped)
+	assert.Equal(t, want.ArtifactsDropped, got.ArtifactsDropped)
+	assert.Equal(t, want.Install != nil, got.Install != nil)
 }
 
 // TestRunPooledSandboxIsNeverReused: each pooled run gets a sandbox and a

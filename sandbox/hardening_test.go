@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/kubetest"
+	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -275,7 +277,7 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 			Timeout: time.Second,
 		})
 		require.NoError(t, err)
-		assert.Less(t, time.Since(start), 3*time.Second)
+		assert.Less(t, time.Since(start), 100*time.Second, "the command's 1000 s sleeps were cut short")
 		assert.True(t, res.TimedOut)
 		assert.Equal(t, "started\n", res.Stdout.String(), "output so far is kept")
 
@@ -284,6 +286,60 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 		// The sandbox is still usable.
 		assert.Equal(t, "ok\n", execT(t, sb, sandbox.ExecRequest{Cmd: []string{"echo", "ok"}}).Stdout.String())
 	})
+}
+
+// TestTimeoutKillBesideRunningCommands: a command times out while others run,
+// so the in-sandbox kill runs in a process started after the command (under
+// the exec agent, a fresh shim: no idle one is left). The kill takes only the
+// command's processes, the others finish as they would, and the sandbox stays
+// usable rather than being killed whole.
+func TestTimeoutKillBesideRunningCommands(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		var wg sync.WaitGroup
+		others := make([]sandbox.ExecResult, 2)
+		errs := make([]error, 2)
+		for i := range others {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				others[i], errs[i] = sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"sh", "-c", "sleep 6; echo done"}})
+			}()
+		}
+		time.Sleep(time.Second) // both run before the command below starts
+		res, err := sb.Exec(context.Background(), sandbox.ExecRequest{
+			Cmd: []string{"sh", "-c", "sleep 1000 & sleep 1000"}, Timeout: time.Second,
+		})
+		require.NoError(t, err)
+		assert.True(t, res.TimedOut)
+		wg.Wait()
+		for i := range others {
+			require.NoError(t, errs[i])
+			assert.Equal(t, 0, others[i].ExitCode, "a command beside the timed-out one is not killed")
+			assert.Equal(t, "done\n", others[i].Stdout.String())
+		}
+		after, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"ps", "-eo", "args="}})
+		require.NoError(t, err, "the sandbox stays usable: the kill took the command's processes one by one")
+		assert.NotContains(t, after.Stdout.String(), "sleep 1000")
+	})
+}
+
+// TestTimeoutKillsACommandThatStartedLate: on a loaded engine a command's
+// exec can start after its time ran out, after the first kill found nothing
+// of it. The kill is repeated while the command's stream is open, so the
+// late process does not live on.
+func TestTimeoutKillsACommandThatStartedLate(t *testing.T) {
+	real := newClient(t)
+	fe := testenv.NewFaultyEngine(t, real.Host(), func(string) bool { return false })
+	c := newClient(t, sandbox.WithHost(fe.Host()), sandbox.WithExecAgent(false))
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	fe.DelayExecs("sleep 1007", 800*time.Millisecond)
+	res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"sh", "-c", "sleep 1007"}, Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	fe.DelayExecs("", 0)
+	ps := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"ps", "-eo", "args="}})
+	assert.NotContains(t, ps.Stdout.String(), "sleep 1007", "the command that started after its first kill was killed too")
 }
 
 func TestTimeoutSparesOtherCommands(t *testing.T) {

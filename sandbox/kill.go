@@ -19,6 +19,10 @@ const markerVar = seam.MarkerVar
 // whole container is killed instead.
 const killBudget = 1500 * time.Millisecond
 
+// killAttempts is how many times a timed-out command's processes are killed
+// while its stream stays open, a second apart, before the stream is closed.
+const killAttempts = 3
+
 // killScript kills every process of the command whose marker is $1, using
 // only /proc and shell builtins, so it needs no free process slot beyond its
 // own and stays fast on a loaded machine. A process belongs to the command
@@ -26,7 +30,11 @@ const killBudget = 1500 * time.Millisecond
 // replaced its environment, or hid it by becoming non-dumpable) and started no
 // earlier than the command's oldest marked process. Processes are first
 // stopped, pass after pass, so none can fork while the others are killed.
-// Exit status 3 means processes remained.
+// The script's own ancestors are never the command's: under the exec agent
+// its parent is a shim, non-dumpable and possibly started after the command,
+// which would otherwise match, and killing it would kill the script. A
+// process cannot make itself an ancestor of the script, so the exception
+// spares nothing of the command's. Exit status 3 means processes remained.
 //
 // read drops the NUL separators of /proc/PID/environ, so the variables run
 // together; the marker's value has a fixed length, so a substring match is
@@ -41,11 +49,14 @@ for d in /proc/[0-9]*; do
   case "$e" in *"$m"*) if [ -z "$min" ] || [ "$t" -lt "$min" ]; then min=$t; fi;; esac
 done
 [ -n "$min" ] || exit 0
+anc=" "; a=$self
+while stat "/proc/$a" && [ "$ppid" -gt 1 ]; do anc="$anc$ppid "; a=$ppid; done
 scan() {
   found=0; live=0
   for d in /proc/[0-9]*; do
     p=${d#/proc/}
     case "$p" in 1|"$self") continue;; esac
+    case "$anc" in *" $p "*) continue;; esac
     stat "$d" || continue
     case "$state" in Z|X|x) continue;; esac
     [ "$ppid" = "$self" ] && continue

@@ -279,13 +279,39 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		if ctx.Err() != nil {
 			runErr = fmt.Errorf("exec %q: %w", req.Cmd[0], ctx.Err())
 		}
-		if err := s.killCommand(marker, user); err != nil {
-			runErr = errors.Join(runErr, err)
+		// The command may not have started when its time ran out (an exec
+		// is slow to start on a loaded engine), so the kill is repeated
+		// while its stream stays open, and once more after the stream
+		// ended: a process that started after one kill meets the next.
+		got := false
+	kill:
+		for attempt := 1; ; attempt++ {
+			if err := s.killCommand(marker, user); err != nil {
+				runErr = errors.Join(runErr, err)
+				break
+			}
+			if s.isUnusable() {
+				break // the container was killed: its streams end
+			}
+			select {
+			case out = <-done:
+				got = true
+				break kill
+			case <-time.After(time.Second):
+				if attempt < killAttempts {
+					continue
+				}
+				stopStream()
+				out, got = <-done, true
+				break kill
+			}
 		}
-		select {
-		case out = <-done:
-		case <-time.After(time.Second):
-			stopStream()
+		if !s.isUnusable() {
+			if err := s.killCommand(marker, user); err != nil {
+				runErr = errors.Join(runErr, err)
+			}
+		}
+		if !got {
 			out = <-done
 		}
 	}

@@ -1,14 +1,18 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +25,24 @@ const RateLimitMessage = "toomanyrequests: You have reached your pull rate limit
 // pulls itself, so that a test can make a registry refuse them: every other
 // request, hijacked exec and attach streams included, goes to the engine.
 type FaultyEngine struct {
-	host string
+	host  string
+	delay atomic.Pointer[execDelay]
+}
+
+type execDelay struct {
+	match string
+	d     time.Duration
+}
+
+// DelayExecs holds back, by d, the creation of every exec whose request
+// (command, environment) contains match, as a loaded engine is slow to start
+// a command. A zero d stops delaying.
+func (f *FaultyEngine) DelayExecs(match string, d time.Duration) {
+	if d == 0 {
+		f.delay.Store(nil)
+		return
+	}
+	f.delay.Store(&execDelay{match: match, d: d})
 }
 
 // NewFaultyEngine listens on a unix socket in a temporary directory and
@@ -50,7 +71,19 @@ func NewFaultyEngine(t testing.TB, engineHost string, pull func(ref string) (lim
 		}},
 		FlushInterval: -1, // progress streams and logs as they come
 	}
+	f := &FaultyEngine{}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if dl := f.delay.Load(); dl != nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/exec") {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if strings.Contains(string(body), dl.match) {
+				time.Sleep(dl.d)
+			}
+		}
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/images/create") {
 			q := r.URL.Query()
 			ref := strings.TrimPrefix(q.Get("fromImage"), "docker.io/")
@@ -73,7 +106,8 @@ func NewFaultyEngine(t testing.TB, engineHost string, pull func(ref string) (lim
 	srv := &http.Server{Handler: handler}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return &FaultyEngine{host: "unix://" + ln.Addr().String()}
+	f.host = "unix://" + ln.Addr().String()
+	return f
 }
 
 // Host is the address to give sandbox.WithHost.
