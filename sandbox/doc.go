@@ -22,17 +22,13 @@
 // engine call.
 //
 // The package's API speaks its own types only; no engine's wire types appear
-// in it. Behind it is a narrow, unexported seam (backend.go): create a
-// sandbox from a Spec, start it, exec a command with streams, inspect, copy
-// tar streams in and out, logs, stop, kill, remove, and list or remove what
-// carries given labels. The Docker backend (docker.go, dockerimage.go)
-// translates a Spec into a container and adds the image operations
-// ([Client.EnsureImage], [Client.BuildImage], ...), which a backend without
-// them answers with [ErrNotSupported]. Everything else is above the seam
-// and shared: Spec validation and defaults, the command policy, output caps,
-// timeouts and the kill of a command's process tree, [ErrNotRunning]
-// detection, the path checks of copies, and teardown. [New] picks the
-// backend: the Docker engine unless an option selects another.
+// in it, and everything but translating a Spec into the engine's objects is
+// the same on every backend: Spec validation and defaults, the command
+// policy, output caps, timeouts and the kill of a command's process tree,
+// [ErrNotRunning] detection, the path checks of copies, and teardown. The
+// image operations ([Client.EnsureImage], [Client.BuildImage], ...) are the
+// Docker engine's; a backend without them answers [ErrNotSupported]. [New]
+// uses the Docker engine unless [WithBackend] gives another.
 //
 // On a local Docker engine (unless [WithExecAgent] turns it off), commands
 // do not go through the engine at all: every sandbox runs an exec agent (a small static Linux binary embedded in the
