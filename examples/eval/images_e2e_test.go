@@ -56,6 +56,24 @@ func addTree(t *testing.T, tw *tar.Writer, dir, prefix string) {
 	require.NoError(t, err)
 }
 
+// demoInstance builds the demo repository in a temporary directory and
+// returns it with the row of swebox__demo-1.
+func demoInstance(t *testing.T) (string, demoRepo, dataset.Instance) {
+	t.Helper()
+	srcDir := t.TempDir()
+	demo, err := buildDemoRepo(demoFS(), srcDir)
+	require.NoError(t, err)
+	rows, err := dataset.LoadDataset("demo/dataset.jsonl")
+	require.NoError(t, err)
+	for _, r := range rows {
+		if r.InstanceID == "swebox__demo-1" {
+			return srcDir, demo, r
+		}
+	}
+	t.Fatal("no swebox__demo-1 in demo/dataset.jsonl")
+	return "", demoRepo{}, dataset.Instance{}
+}
+
 // A demo instance, filed under a repository of upstream's tables
 // (psf/requests 2.4), gets its env and instance images built from
 // upstream's own Dockerfiles and setup scripts on a stand-in base image;
@@ -65,18 +83,7 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 	ctx := context.Background()
 
 	// The demo repository, served where upstream's clone URL leads.
-	srcDir := t.TempDir()
-	demo, err := buildDemoRepo(demoFS(), srcDir)
-	require.NoError(t, err)
-	rows, err := dataset.LoadDataset("demo/dataset.jsonl")
-	require.NoError(t, err)
-	var inst dataset.Instance
-	for _, r := range rows {
-		if r.InstanceID == "swebox__demo-1" {
-			inst = r
-		}
-	}
-	require.NotEmpty(t, inst.InstanceID)
+	srcDir, demo, inst := demoInstance(t)
 	inst.Repo, inst.Version, inst.InstanceID = "psf/requests", "2.4", "psf__requests-90001"
 	inst.EnvironmentSetupCommit = demo.Head
 

@@ -130,7 +130,8 @@ type TaskBuildRequest struct {
 	// time.
 	MaxWorkers int
 	NoCache    bool
-	// Progress receives an Event (Kind KindInstance) per image. Optional.
+	// Progress receives an Event (Kind KindInstance) per image, one call
+	// at a time. Optional.
 	Progress func(Event)
 }
 
@@ -159,10 +160,10 @@ func BuildTasks(ctx context.Context, eng Engine, req TaskBuildRequest) (BuildRes
 			ir.Err = e.Err
 		}
 		res.Instances[id] = ir
-		mu.Unlock()
 		if req.Progress != nil {
-			req.Progress(e)
+			req.Progress(e) // one call at a time
 		}
+		mu.Unlock()
 	}
 	sem := make(chan struct{}, max(req.MaxWorkers, 1))
 	var wg sync.WaitGroup
