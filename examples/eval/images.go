@@ -78,8 +78,8 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"--namespace none: the same names, Dockerfiles and setup scripts, and build logs under\n"+
 			"logs/build_images/{base,env,instances}/<image with ':' -> '__'>/. With --dry_run only the files are written.\n\n"+
 			"With a SWE-bench 5.0.2 task repository (sweb.yaml, tasks/<id>/) it builds, as 5.0.2's `swebench images build`,\n"+
-			"each selected task's Dockerfile with its task directory as the context, named sweb.eval.x86_64.<id>:<tag>\n"+
-			"(under -n with '__' -> '_1776_', lower case) for linux/amd64, files and logs under logs/image_builder/<name>/;\n"+
+			"each selected task's Dockerfile with its task directory as the context, named "+harness.TaskImage("<id>", "", "<tag>", imagebuild.ArchX86_64)+"\n"+
+			"(under -n: "+harness.TaskImage("<id>", "<NS>", "<tag>", imagebuild.ArchX86_64)+", lower case) for linux/amd64, files and logs under logs/image_builder/<name>/;\n"+
 			"the repository is checked first. --push pushes each image under that name (give -n REGISTRY/NS).")
 		fs.PrintDefaults()
 	}

@@ -92,11 +92,7 @@ func NewTaskImage(req TaskImageRequest) (TaskImage, error) {
 	default:
 		return TaskImage{}, fmt.Errorf("task image %s: invalid architecture %q (want %q or %q)", req.InstanceID, arch, ArchAMD64, ArchARM64)
 	}
-	key := "sweb.eval." + nameArch + "." + req.InstanceID + ":" + tag
-	if req.Namespace != "" {
-		key = strings.ReplaceAll(req.Namespace+"/"+key, "__", "_1776_")
-	}
-	t.Name = strings.ToLower(key)
+	t.Name = harness.TaskImage(req.InstanceID, req.Namespace, tag, nameArch)
 	t.Dir = path.Join(ImageBuilderDir, strings.ReplaceAll(t.Name, ":", "__"))
 	return t, nil
 }

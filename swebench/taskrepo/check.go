@@ -51,7 +51,7 @@ var evalMarkers = []string{harness.StartTestOutput, harness.EndTestOutput}
 // ExpectedImage is the image name upstream's check derives for a task:
 // swebench/sweb.eval.x86_64.<id, lower case>:latest with "__" → "_1776_".
 func ExpectedImage(id string) string {
-	return strings.ReplaceAll("swebench/"+strings.ToLower("sweb.eval.x86_64."+id+":latest"), "__", "_1776_")
+	return harness.TaskImage(id, harness.DefaultNamespace, harness.DefaultTag, "x86_64")
 }
 
 // Check reports the errors of upstream's check_task_repo (its guard,
