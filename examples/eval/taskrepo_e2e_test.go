@@ -39,6 +39,29 @@ func writeTask(t *testing.T, root, id string, inst dataset.Instance, dockerfile,
 	}
 }
 
+// demoTaskRepo writes a task repository of two tasks of the demo
+// instance: good builds the demo's checkout at its base commit (copied
+// from the task directory, the build context) on the test image; broken's
+// build fails.
+func demoTaskRepo(t *testing.T, srcDir string, inst dataset.Instance, good, broken string) string {
+	t.Helper()
+	repoDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(repoDir, "sweb.yaml"), []byte("datasets: [swebox/Demo]\n"), 0o644))
+	writeTask(t, repoDir, good, inst, "FROM "+testenv.Image()+"\nCOPY repo /testbed\nWORKDIR /testbed\n", demoEvalScript(inst))
+	writeTask(t, repoDir, broken, inst, "FROM "+testenv.Image()+"\nRUN exit 3\n", demoEvalScript(inst))
+	// The task's checkout at its base commit, which its Dockerfile copies
+	// from the task directory (the build context).
+	checkout := filepath.Join(repoDir, "tasks", good, "repo")
+	for _, args := range [][]string{
+		{"clone", "-q", filepath.Join(srcDir, "swebox__demo.git"), checkout},
+		{"-C", checkout, "checkout", "-q", inst.BaseCommit},
+	} {
+		out, err := exec.Command("git", args...).CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	return repoDir
+}
+
 // demoEvalScript is an eval.sh of the shape 5.0.2's rows carry, for the
 // demo instance.
 func demoEvalScript(inst dataset.Instance) string {
@@ -62,20 +85,7 @@ func TestTaskRepoBuildAndEvalEndToEnd(t *testing.T) {
 	suffix := strings.ToLower(strings.NewReplacer(".", "", "_", "-").Replace(c.Session()[len(c.Session())-13:]))
 	good, broken := "swebox__tr"+suffix+"-1", "swebox__tr"+suffix+"-2"
 
-	repoDir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(repoDir, "sweb.yaml"), []byte("datasets: [swebox/Demo]\n"), 0o644))
-	writeTask(t, repoDir, good, inst, "FROM "+testenv.Image()+"\nCOPY repo /testbed\nWORKDIR /testbed\n", demoEvalScript(inst))
-	writeTask(t, repoDir, broken, inst, "FROM "+testenv.Image()+"\nRUN exit 3\n", demoEvalScript(inst))
-	// The task's checkout at its base commit, which its Dockerfile copies
-	// from the task directory (the build context).
-	checkout := filepath.Join(repoDir, "tasks", good, "repo")
-	for _, args := range [][]string{
-		{"clone", "-q", filepath.Join(srcDir, "swebox__demo.git"), checkout},
-		{"-C", checkout, "checkout", "-q", inst.BaseCommit},
-	} {
-		out, err := exec.Command("git", args...).CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
+	repoDir := demoTaskRepo(t, srcDir, inst, good, broken)
 
 	var names []string
 	for _, id := range []string{good, broken} {
@@ -159,6 +169,75 @@ func TestTaskRepoBuildAndEvalEndToEnd(t *testing.T) {
 			assert.Contains(t, string(meta), `"task_repo": "`+repoDir+`"`)
 		})
 	}
+}
+
+// A row whose image is not the name the build makes falls back to the
+// published image, as upstream's _build_before_eval: rows naming a
+// registry with a port (127.0.0.1:PORT/swebench/...) give the namespace
+// "127.0.0.1:PORT" (the part before the first "/"), so the build makes
+// 127.0.0.1:PORT/sweb.eval...; the evaluation pulls the rows' images
+// from the registry. The good task's image is there (pushed first) and
+// resolves with the gold patch; the broken task's is not, so it ends as
+// image_build_failed.
+func TestTaskRepoFallsBackToThePublishedImage(t *testing.T) {
+	c := testenv.Client(t)
+	ctx := context.Background()
+	reg := testenv.Registry(t)
+	srcDir, _, inst := demoInstance(t)
+	suffix := strings.ToLower(strings.NewReplacer(".", "", "_", "-").Replace(c.Session()[len(c.Session())-13:]))
+	good, broken := "swebox__fb"+suffix+"-1", "swebox__fb"+suffix+"-2"
+	repoDir := demoTaskRepo(t, srcDir, inst, good, broken)
+	published := map[string]string{}
+	for _, id := range []string{good, broken} {
+		yamlPath := filepath.Join(repoDir, "tasks", id, "task.yaml")
+		b, err := os.ReadFile(yamlPath)
+		require.NoError(t, err)
+		published[id] = reg + "/" + taskrepo.ExpectedImage(id)
+		require.NoError(t, os.WriteFile(yamlPath, []byte(strings.Replace(string(b), taskrepo.ExpectedImage(id), published[id], 1)), 0o644))
+	}
+	var cleanup []string
+	for _, id := range []string{good, broken} {
+		img, err := imagebuild.BeforeEvalImages([]imagebuild.TaskSource{{InstanceID: id, Image: published[id], Dockerfile: "x"}}, "")
+		require.NoError(t, err)
+		cleanup = append(cleanup, img[0].Name, published[id])
+	}
+	local := "sweb.eval.x86_64." + good + ":fallback"
+	cleanup = append(cleanup, local)
+	t.Cleanup(func() {
+		for _, n := range cleanup {
+			assert.NoError(t, c.RemoveImage(context.Background(), n))
+		}
+		_, err := testenv.Docker(t, c).ImagesPrune(context.Background(), filters.NewArgs(
+			filters.Arg("label", sandbox.LabelSession+"="+c.Session()), filters.Arg("dangling", "true")))
+		assert.NoError(t, err)
+	})
+	// The published image: the good task's, built and pushed, then its
+	// local tag removed so that only the registry has it.
+	r, err := taskrepo.Open(repoDir)
+	require.NoError(t, err)
+	tasks, err := r.Load([]string{good})
+	require.NoError(t, err)
+	img, err := imagebuild.NewTaskImage(imagebuild.TaskImageRequest{InstanceID: good, Dockerfile: tasks[0].Dockerfile, Tag: "fallback", ContextDir: tasks[0].Dir})
+	require.NoError(t, err)
+	res, err := imagebuild.BuildTasks(ctx, c, imagebuild.TaskBuildRequest{Images: []imagebuild.TaskImage{img}, Dir: t.TempDir()})
+	require.NoError(t, err)
+	require.NoError(t, res.Instances[good].Err)
+	require.NoError(t, c.PushImage(ctx, sandbox.PushRequest{Image: local, Ref: published[good]}))
+	require.NoError(t, c.RemoveImage(ctx, published[good]))
+
+	t.Chdir(t.TempDir())
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--task_repo", repoDir, "-p", "gold", "--run_id", "fallback"}, nil, &stdout, &stderr)
+	t.Log(stderr.String())
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stderr.String(), "BUILD FAILED for 2 instance(s): "+good+", "+broken)
+	assert.Contains(t, stderr.String(), good+": build failed; FELL BACK to the published image "+published[good])
+	assert.Contains(t, stderr.String(), broken+": build failed and no published image exists; it will error")
+	rep := testenv.RunReport(t, "gold.fallback.json")
+	assert.Equal(t, []string{good}, testenv.IDs(rep, "resolved_ids"))
+	assert.Equal(t, []string{broken}, testenv.IDs(rep, "error_ids"))
+	outcomes, _ := rep["swebox_outcomes"].(map[string]any)
+	assert.Equal(t, "image_build_failed", outcomes[broken])
 }
 
 func nilIfEmpty(xs []string) []string {
