@@ -70,6 +70,13 @@ func (p *Plan) buildImages(ctx context.Context) error {
 // buildImages builds the images of the instances to run and marks those
 // whose image could not be had.
 func (e *evaluator) buildImages(ctx context.Context) error {
+	for _, id := range e.sel.Run {
+		if err := e.cfg.ImageFailures[id]; err != nil {
+			if se := e.specs[id]; se.err == nil {
+				e.specs[id] = specEntry{ts: se.ts, err: err, mode: se.mode}
+			}
+		}
+	}
 	b := e.cfg.BuildImages
 	if b == nil {
 		return nil

@@ -43,6 +43,10 @@ type Config struct {
 	// 5.0.2 does (v4.1.0 writes none). Default "" and "".
 	DatasetName string
 	Split       string
+	// TaskRepo is the task repository the rows came from, recorded as
+	// run.json's task_repo (5.0.2's --task-repo). Default "": null, or
+	// what an earlier run.json of the run recorded.
+	TaskRepo string
 	// Rules picks v4 or v5 grading and patch fallbacks. Default
 	// harness.V5.
 	Rules harness.Rules
@@ -114,6 +118,13 @@ type Config struct {
 	// official harness does with --namespace none (see ImageBuild). Nil
 	// builds nothing.
 	BuildImages *ImageBuild
+	// ImageFailures holds, per instance id, why its image could not be
+	// had by a build the caller ran before the run (eval --task_repo
+	// builds a task repository's images as 5.0.2's _build_before_eval
+	// does); each error should wrap imagebuild.ErrImageBuildFailed. Those
+	// instances end as image_build_failed and the others run. Default
+	// nil.
+	ImageFailures map[string]error
 	// SpecOverrides is an override file for custom datasets (see package
 	// spec); optional.
 	SpecOverrides string

@@ -162,7 +162,7 @@ func (p *Plan) Run(ctx context.Context) (*Result, error) {
 	p.ran = true
 	e := p.e
 	if e.rules == harness.V5 {
-		if err := writeRunMetadata(filepath.Dir(e.runDir), e.cfg.DatasetName, e.cfg.Split, time.Now()); err != nil {
+		if err := writeRunMetadata(filepath.Dir(e.runDir), e.cfg.DatasetName, e.cfg.Split, e.cfg.TaskRepo, time.Now()); err != nil {
 			return nil, fmt.Errorf("evaluate: %w", err)
 		}
 	}

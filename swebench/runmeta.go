@@ -27,13 +27,15 @@ type RunMetadata struct {
 
 // writeRunMetadata is 5.0.2's write_run_metadata: json.dumps of dataset,
 // split, task_repo and created_at (UTC, seconds, "+00:00") with indent=2
-// and a final newline. swebox has no task repositories, so task_repo is
-// null, or the value an earlier run.json of the same run recorded, which
+// and a final newline. task_repo is the task repository given, else null
+// or the value an earlier run.json of the same run recorded, which
 // upstream keeps when a re-grade passes none.
-func writeRunMetadata(runDir, datasetName, split string, now time.Time) error {
+func writeRunMetadata(runDir, datasetName, split, givenTaskRepo string, now time.Time) error {
 	path := filepath.Join(runDir, RunMetadataFile)
 	var taskRepo *string
-	if raw, err := os.ReadFile(path); err == nil {
+	if givenTaskRepo != "" {
+		taskRepo = &givenTaskRepo
+	} else if raw, err := os.ReadFile(path); err == nil {
 		var old RunMetadata
 		if err := json.Unmarshal(raw, &old); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)

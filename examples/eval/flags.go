@@ -36,6 +36,7 @@ type runOptions struct {
 	InstanceImageTag string
 
 	Repos          []string
+	TaskRepo       string
 	Image          string
 	ImageMap       string
 	SpecOverrides  string
@@ -127,6 +128,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.RetryFailures) }},
 	{names: []string{"repeat"}, arg: "N", swebox: true, usage: "evaluate each instance N times and list in flaky.json (in the run's log directory) the tests and verdicts that changed between runs; report.json and the run report are the first run's; a rerun completes the runs left undone",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.Repeat) }},
+	{names: []string{"task_repo", "task-repo"}, arg: "DIR", usage: "SWE-bench 5.0.2 task repository (sweb.yaml, tasks/<id>/): the rows are its tasks of --split (or the -i ids, from any split), gold patches included; each row's image is built from its task's Dockerfile before the run, as 5.0.2's eval --task-repo does, and only an image the build did not produce is pulled",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.TaskRepo) }},
 	{names: []string{"namespace", "n"}, arg: "NS", usage: "prebuilt mode: images " + harness.InstanceImage("<id>", "<NS>", "<tag>") + "; giving it selects prebuilt mode ('none', 'null' or '' builds the images locally as upstream, see eval images build, unless --image or --image_map is given)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Namespace) }},
 	{names: []string{"instance_image_tag"}, arg: "TAG", usage: "prebuilt mode: tag of the instance images; giving it selects prebuilt mode",
@@ -312,6 +315,23 @@ func (o *runOptions) validate() error {
 	case o.KubeNamespace == "":
 		return usagef("--kube_namespace must not be empty")
 	}
+	if o.Kubeconfig != "" && o.set["namespace"] && noneNamespace(o.Namespace) && o.imageBuild() != nil {
+		return usagef("--namespace %s with --kubeconfig: images built here go to this machine's Docker engine, which the cluster's nodes do not pull from. "+
+			"Build them with Docker and push them to a registry the cluster pulls from (eval images build -d %s --push REGISTRY/NAMESPACE), "+
+			"then run with --kubeconfig and --namespace REGISTRY/NAMESPACE", pyQuoteNS(o.Namespace), orDash(o.DatasetName))
+	}
+	if o.TaskRepo != "" {
+		switch {
+		case o.Kubeconfig != "":
+			return usagef("--task_repo with --kubeconfig: the task images are built on this machine's Docker engine, which the cluster's nodes do not pull from. "+
+				"Build them with Docker for a registry the cluster pulls from (eval images build %s --namespace REGISTRY/NAMESPACE --push), "+
+				"and run with the task images' names in the rows", o.TaskRepo)
+		case o.set["namespace"] || o.set["instance_image_tag"]:
+			return usagef("--task_repo: each row names its own image (task.yaml image); --namespace and --instance_image_tag do not apply")
+		case o.Workspace || o.set["image"] || o.set["image_map"]:
+			return usagef("--task_repo builds each task's image; it does not run workspace mode (--workspace, --image, --image_map)")
+		}
+	}
 	// The library decides which settings contradict each other.
 	if err := runConfig(*o).Validate(); err != nil {
 		return configUsage(err)
@@ -374,6 +394,21 @@ func (o *runOptions) notices() []string {
 		}
 	}
 	return out
+}
+
+// pyQuoteNS shows a namespace as it was spelled, ” for the empty one.
+func pyQuoteNS(ns string) string {
+	if ns == "" {
+		return "''"
+	}
+	return ns
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "DATASET"
+	}
+	return s
 }
 
 // noneNamespace reports the official spellings of "no namespace".

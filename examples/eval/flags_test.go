@@ -97,6 +97,12 @@ func TestParseRunFlags(t *testing.T) {
 		{name: "kubeconfig with docker_host", args: append([]string{"--kubeconfig", "k.yaml", "--docker_host", "tcp://h:2375"}, base...), err: "--kubeconfig and --docker_host choose different engines"},
 		{name: "kube_namespace without kubeconfig", args: append([]string{"--kube_namespace", "ns"}, base...), err: "--kube_namespace applies to Kubernetes"},
 		{name: "empty kube_namespace", args: append([]string{"--kubeconfig", "k.yaml", "--kube_namespace", ""}, base...), err: "--kube_namespace must not be empty"},
+		{name: "namespace none on kubernetes", args: append([]string{"--kubeconfig", "k.yaml", "-n", "none", "-d", "lite"}, base...),
+			err: "--namespace none with --kubeconfig: images built here go to this machine's Docker engine, which the cluster's nodes do not pull from. Build them with Docker and push them to a registry the cluster pulls from (eval images build -d lite --push REGISTRY/NAMESPACE), then run with --kubeconfig and --namespace REGISTRY/NAMESPACE"},
+		{name: "empty namespace on kubernetes", args: append([]string{"--kubeconfig", "k.yaml", "--namespace", ""}, base...), err: "--namespace '' with --kubeconfig"},
+		{name: "task repo on kubernetes", args: append([]string{"--kubeconfig", "k.yaml", "--task_repo", "tasks-repo"}, base...), err: "--task_repo with --kubeconfig: the task images are built on this machine's Docker engine"},
+		{name: "task repo with namespace", args: append([]string{"--task_repo", "tr", "-n", "swebench"}, base...), err: "each row names its own image"},
+		{name: "task repo in workspace mode", args: append([]string{"--task_repo", "tr", "--workspace"}, base...), err: "does not run workspace mode"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 
 // imagesOptions are the flags of `eval images build`.
 type imagesOptions struct {
-	datasetName, split  string
+	datasetNames        []string
+	namespace           string
+	split               string
 	ids                 []string
 	repos               []string
 	dryRun              bool
@@ -40,8 +42,11 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("eval images build", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o := imagesOptions{split: "test", maxWorkers: 4, envTag: "latest", instanceTag: "latest", arch: imagebuild.ArchX86_64, dir: "."}
-	for _, n := range []string{"dataset_name", "d"} {
-		fs.StringVar(&o.datasetName, n, "", "dataset: a Hugging Face name or alias, a .json/.jsonl/.parquet file, or a directory")
+	for _, n := range []string{"dataset_name", "d", "dataset"} {
+		fs.Var((*stringListValue)(&o.datasetNames), n, "dataset: a Hugging Face name or alias, a .json/.jsonl/.parquet file, or a directory; with TASK_REPO: only the tasks of these datasets (repeatable), as 5.0.2's -d")
+	}
+	for _, n := range []string{"namespace", "n"} {
+		fs.StringVar(&o.namespace, n, "", "with TASK_REPO: registry namespace the images are named for, as 5.0.2's -n (default none: local names)")
 	}
 	for _, n := range []string{"split", "s"} {
 		fs.StringVar(&o.split, n, o.split, "split to read")
@@ -50,31 +55,48 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Var((*idListValue)(&o.ids), n, "instances whose images to build, space- or comma-separated; repeatable; default all")
 	}
 	fs.Var((*stringListValue)(&o.repos), "repos", "directory of local repositories (owner/name or owner__name, bare or not) read for requirements files and environment.yml before GitHub; repeatable")
-	fs.Var((*boolValue)(&o.dryRun), "dry_run", "write the Dockerfiles and setup scripts under logs/build_images/ without building")
-	fs.IntVar(&o.maxWorkers, "max_workers", o.maxWorkers, "env and instance images built at once (<= 0: one at a time)")
-	fs.Var((*boolValue)(&o.forceRebuild), "force_rebuild", "remove and rebuild the images even if they exist")
+	for _, n := range []string{"dry_run", "dry-run"} {
+		fs.Var((*boolValue)(&o.dryRun), n, "write the Dockerfiles and setup scripts under logs/build_images/ (TASK_REPO: the Dockerfiles under logs/image_builder/) without building")
+	}
+	for _, n := range []string{"max_workers", "j", "workers"} {
+		fs.IntVar(&o.maxWorkers, n, o.maxWorkers, "env and instance images built at once (<= 0: one at a time)")
+	}
+	for _, n := range []string{"force_rebuild", "force-rebuild"} {
+		fs.Var((*boolValue)(&o.forceRebuild), n, "remove and rebuild the images even if they exist")
+	}
 	fs.StringVar(&o.envTag, "env_image_tag", o.envTag, "tag of env images")
 	for _, n := range []string{"instance_image_tag", "tag"} {
 		fs.StringVar(&o.instanceTag, n, o.instanceTag, "tag of instance images")
 	}
-	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 builds on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
+	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 and 5.0.2 build on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
 	fs.StringVar(&o.dir, "dir", o.dir, "directory that receives logs/build_images/")
 	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under its published name "+harness.InstanceImage("<id>", "<ns>", "<tag>")+", which `eval --namespace <ns>` pulls")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n"+
+			"       eval images build TASK_REPO [-d DATASET]... [-i ID]... [-j N] [--force-rebuild] [-n NS] [--tag TAG] [--dry-run] [--push]\n\n"+
 			"Builds the base, env and instance images of the instances as SWE-bench v4.1.0 builds them with\n"+
 			"--namespace none: the same names, Dockerfiles and setup scripts, and build logs under\n"+
-			"logs/build_images/{base,env,instances}/<image with ':' -> '__'>/. With --dry_run only the files are written.")
+			"logs/build_images/{base,env,instances}/<image with ':' -> '__'>/. With --dry_run only the files are written.\n\n"+
+			"With a SWE-bench 5.0.2 task repository (sweb.yaml, tasks/<id>/) it builds, as 5.0.2's `swebench images build`,\n"+
+			"each selected task's Dockerfile with its task directory as the context, named "+harness.TaskImage("<id>", "", "<tag>", imagebuild.ArchX86_64)+"\n"+
+			"(under -n: "+harness.TaskImage("<id>", "<NS>", "<tag>", imagebuild.ArchX86_64)+", lower case) for linux/amd64, files and logs under logs/image_builder/<name>/;\n"+
+			"the repository is checked first. --push pushes each image under that name (give -n REGISTRY/NS).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, normalizeArgs(args[1:]))
 	switch {
 	case err != nil:
 		return flagFailure("images build", err, fs, stdout, stderr)
-	case len(pos) > 0:
-		return flagFailure("images build", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
-	case o.datasetName == "":
+	case len(pos) > 1:
+		return flagFailure("images build", fmt.Errorf("unexpected argument %q", pos[1]), fs, stdout, stderr)
+	case len(pos) == 1:
+		return runTaskImages(ctx, o, pos[0], fs, stdout, stderr)
+	case len(o.datasetNames) == 0:
 		return flagFailure("images build", errors.New("--dataset_name is required"), fs, stdout, stderr)
+	case len(o.datasetNames) > 1:
+		return flagFailure("images build", errors.New("--dataset_name names one dataset (several select datasets of a TASK_REPO)"), fs, stdout, stderr)
+	case o.namespace != "":
+		return flagFailure("images build", errors.New("-n/--namespace names task repository images; these are built under upstream's local names (push them with --push REGISTRY/NS)"), fs, stdout, stderr)
 	case o.push != "" && o.dryRun:
 		return flagFailure("images build", errors.New("--push and --dry_run exclude each other: a dry run builds nothing to push"), fs, stdout, stderr)
 	}
@@ -85,8 +107,41 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitOK
 }
 
+// runTaskImages is `eval images build TASK_REPO`.
+func runTaskImages(ctx context.Context, o imagesOptions, repo string, fs *flag.FlagSet, stdout, stderr io.Writer) int {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, n := range []string{"repos", "env_image_tag", "split", "s"} {
+		if set[n] {
+			return flagFailure("images build", fmt.Errorf("--%s does not apply to a task repository", n), fs, stdout, stderr)
+		}
+	}
+	to := taskImagesOptions{repo: repo, datasets: o.datasetNames, ids: o.ids, workers: o.maxWorkers, force: o.forceRebuild,
+		namespace: o.namespace, tag: o.instanceTag, dryRun: o.dryRun, dir: o.dir, hostArch: hostArch()}
+	if set["arch"] {
+		to.arch = o.arch
+	}
+	if noneNamespace(to.namespace) {
+		to.namespace = ""
+	}
+	if o.push != "" {
+		if to.namespace != "" && to.namespace != o.push {
+			return flagFailure("images build", fmt.Errorf("--push %s and -n %s: a task image is pushed under its own name; give one", o.push, to.namespace), fs, stdout, stderr)
+		}
+		to.namespace, to.push = o.push, true
+	}
+	if to.push && to.dryRun {
+		return flagFailure("images build", errors.New("--push and --dry_run exclude each other: a dry run builds nothing to push"), fs, stdout, stderr)
+	}
+	if err := buildTaskImages(ctx, to, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "eval images build: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
 func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer) error {
-	rows, err := loadRows(ctx, o.datasetName, o.split, stderr)
+	rows, err := loadRows(ctx, o.datasetNames[0], o.split, stderr)
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,24 @@ func addTree(t *testing.T, tw *tar.Writer, dir, prefix string) {
 	require.NoError(t, err)
 }
 
+// demoInstance builds the demo repository in a temporary directory and
+// returns it with the row of swebox__demo-1.
+func demoInstance(t *testing.T) (string, demoRepo, dataset.Instance) {
+	t.Helper()
+	srcDir := t.TempDir()
+	demo, err := buildDemoRepo(demoFS(), srcDir)
+	require.NoError(t, err)
+	rows, err := dataset.LoadDataset("demo/dataset.jsonl")
+	require.NoError(t, err)
+	for _, r := range rows {
+		if r.InstanceID == "swebox__demo-1" {
+			return srcDir, demo, r
+		}
+	}
+	t.Fatal("no swebox__demo-1 in demo/dataset.jsonl")
+	return "", demoRepo{}, dataset.Instance{}
+}
+
 // A demo instance, filed under a repository of upstream's tables
 // (psf/requests 2.4), gets its env and instance images built from
 // upstream's own Dockerfiles and setup scripts on a stand-in base image;
@@ -66,18 +84,7 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 	ctx := context.Background()
 
 	// The demo repository, served where upstream's clone URL leads.
-	srcDir := t.TempDir()
-	demo, err := buildDemoRepo(demoFS(), srcDir)
-	require.NoError(t, err)
-	rows, err := dataset.LoadDataset("demo/dataset.jsonl")
-	require.NoError(t, err)
-	var inst dataset.Instance
-	for _, r := range rows {
-		if r.InstanceID == "swebox__demo-1" {
-			inst = r
-		}
-	}
-	require.NotEmpty(t, inst.InstanceID)
+	srcDir, demo, inst := demoInstance(t)
 	inst.Repo, inst.Version, inst.InstanceID = "psf/requests", "2.4", "psf__requests-90001"
 	inst.EnvironmentSetupCommit = demo.Head
 
@@ -207,9 +214,26 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 	}
 
 	// --cache_level env with --clean: the instance image goes after the
-	// run, although it existed before; env and base images stay.
+	// run, although it existed before; env and base images stay. An
+	// instance image of another instance, which this run neither built nor
+	// used, stays too: swebox removes only the run's own images (upstream's
+	// clean_images would remove every sweb.eval image on the engine).
 	t.Run("cache level", func(t *testing.T) {
 		t.Chdir(t.TempDir())
+		other := "sweb.eval.x86_64.psf__requests-90009:t" + tag
+		var octx bytes.Buffer
+		otw := tar.NewWriter(&octx)
+		df := "FROM " + testenv.Image() + "\n"
+		require.NoError(t, otw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))}))
+		_, err := otw.Write([]byte(df))
+		require.NoError(t, err)
+		require.NoError(t, otw.Close())
+		_, err = c.BuildImage(ctx, sandbox.BuildRequest{Context: &octx, Tags: []string{other}})
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, c.RemoveImage(context.Background(), other)) })
+		info, err := c.InspectImage(ctx, other)
+		require.NoError(t, err)
+		require.Equal(t, c.Session(), info.Labels[sandbox.LabelSession], "the image is labelled ours")
 		b, err := inst.MarshalJSON()
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile("dataset.jsonl", append(b, '\n'), 0o644))
@@ -218,7 +242,7 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 			"--instance_image_tag", "t" + tag, "--env_image_tag", "t" + tag, "--cache_level", "env", "--clean", "true"}, nil, &stdout, &stderr)
 		require.Equal(t, exitOK, code, stderr.String())
 		assert.NotContains(t, stderr.String(), "notice: --cache_level", "the flag is honoured")
-		for img, want := range map[string]bool{spec.Instance.Name: false, spec.Env.Name: true, spec.Base.Name: true} {
+		for img, want := range map[string]bool{spec.Instance.Name: false, spec.Env.Name: true, spec.Base.Name: true, other: true} {
 			ok, err := c.HasImage(ctx, img)
 			require.NoError(t, err)
 			assert.Equal(t, want, ok, "%s present after the run", img)

@@ -18,6 +18,7 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/imagebuild"
+	"github.com/swebox/swebox/swebench/taskrepo"
 )
 
 // Exit statuses.
@@ -151,8 +152,16 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 		logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 
-	rows, err := loadRows(ctx, o.DatasetName, o.Split, w)
-	if err != nil {
+	var rows []dataset.Instance
+	var tasks []taskrepo.Task
+	var err error
+	if o.TaskRepo != "" {
+		if tasks, err = taskRepoRows(o); err != nil {
+			return fail(err)
+		}
+		rows = taskrepo.Instances(tasks)
+		fmt.Fprintf(w, "task repository %s: %d tasks\n", o.TaskRepo, len(rows))
+	} else if rows, err = loadRows(ctx, o.DatasetName, o.Split, w); err != nil {
 		return fail(err)
 	}
 	var preds []dataset.Prediction
@@ -179,6 +188,25 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 			}
 		}()
 		cfg.Sandboxes = clients
+		if o.TaskRepo != "" {
+			building := toBuild(o, tasks, preds)
+			for _, c := range clients {
+				failed, err := buildBeforeEval(ctx, w, c, o.TaskRepo, building, o.MaxWorkers)
+				for id, err := range failed {
+					if cfg.ImageFailures == nil {
+						cfg.ImageFailures = map[string]error{}
+					}
+					cfg.ImageFailures[id] = err
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						fmt.Fprintln(w, "eval: interrupted before the run started")
+						return exitInterrupted
+					}
+					return fail(err)
+				}
+			}
+		}
 		if hooks.beforeRun != nil {
 			if err := hooks.beforeRun(ctx, clients); err != nil {
 				return fail(err)
@@ -259,6 +287,7 @@ func runConfig(o runOptions) swebench.Config {
 		ImageMapFile:   o.ImageMap,
 		SpecOverrides:  o.SpecOverrides,
 		RepoSources:    o.Repos,
+		TaskRepo:       o.TaskRepo,
 		KeepWorkspaces: o.KeepWorkspaces,
 		ShareObjects:   o.ShareObjects,
 		Runtime:        o.Runtime,

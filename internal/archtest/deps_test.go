@@ -168,3 +168,30 @@ func TestBackendSeamIsInternal(t *testing.T) {
 	imports := goList(t, "sandbox/kube", false)[module+"/sandbox/kube"]
 	assert.Contains(t, imports, module+"/sandbox/internal/seam")
 }
+
+// TestOnlyTheTaskRepoReaderLinksYAML: reading a task repository's
+// sweb.yaml and task.yaml is the one job that needs a YAML parser, so no
+// other library package links one (sandbox/kube's client-go brings its
+// own, and is checked apart).
+func TestOnlyTheTaskRepoReaderLinksYAML(t *testing.T) {
+	reader := module + "/swebench/taskrepo"
+	isYAML := func(d string) bool {
+		return strings.HasPrefix(d, "go.yaml.in/yaml") || strings.HasPrefix(d, "gopkg.in/yaml") ||
+			strings.HasPrefix(d, "sigs.k8s.io/yaml") || strings.HasPrefix(d, "github.com/goccy/go-yaml")
+	}
+	checked := 0
+	for _, pattern := range []string{"sandbox/...", "swebench/...", "agent/...", "pytestparse/..."} {
+		for pkg, deps := range goList(t, pattern, true) {
+			if pkg == reader || pkg == module+"/sandbox/kube" {
+				continue
+			}
+			checked++
+			for _, d := range deps {
+				assert.False(t, isYAML(d) || d == reader, "%s depends on %s", pkg, d)
+			}
+		}
+	}
+	assert.Greater(t, checked, 10, "the patterns matched the module's packages")
+	// The rule has teeth: the reader does link one.
+	assert.Contains(t, goList(t, "swebench/taskrepo", true)[reader], "go.yaml.in/yaml/v3")
+}

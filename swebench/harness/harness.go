@@ -126,6 +126,18 @@ func EnvImage(lang, arch, hash, tag string) string {
 	return "sweb.env." + lang + "." + arch + "." + hash + ":" + tag
 }
 
+// TaskImage is the name SWE-bench 5.0.2's image builder gives a task
+// repository's image (ImageSpec.name): LocalInstanceImage, under namespace
+// (when not "") with "__" replaced by "_1776_", and all of it lower case.
+// arch is the name's ("x86_64" for amd64 images, or "arm64").
+func TaskImage(instanceID, namespace, tag, arch string) string {
+	key := LocalInstanceImage(instanceID, arch, tag)
+	if namespace != "" {
+		key = strings.ReplaceAll(namespace+"/"+key, "__", "_1776_")
+	}
+	return strings.ToLower(key)
+}
+
 // LocalInstanceImage is "sweb.eval.{arch}.{id lowercased}:{tag}".
 func LocalInstanceImage(instanceID, arch, tag string) string {
 	return "sweb.eval." + arch + "." + strings.ToLower(instanceID) + ":" + tag

@@ -24,6 +24,9 @@ type fakeEngine struct {
 	builds  []string
 	removed []string
 	ctxs    map[string][]string // image → files in its build context
+	// platforms and dockerfiles: image → the build's platform and
+	// Dockerfile path.
+	platforms, dockerfiles map[string]string
 }
 
 func (f *fakeEngine) HasImage(_ context.Context, ref string) (bool, error) {
@@ -51,6 +54,10 @@ func (f *fakeEngine) BuildImage(_ context.Context, req sandbox.BuildRequest) (st
 	tag := req.Tags[0]
 	f.builds = append(f.builds, tag)
 	f.ctxs[tag] = names
+	if f.platforms == nil {
+		f.platforms, f.dockerfiles = map[string]string{}, map[string]string{}
+	}
+	f.platforms[tag], f.dockerfiles[tag] = req.Platform, req.Dockerfile
 	if f.fail[tag] {
 		return "", errors.New("The command '/bin/sh -c /root/setup_env.sh' returned a non-zero code: 1")
 	}

@@ -16,6 +16,16 @@
 // read instead: [GitHub] is upstream's download, [LocalRepos] reads local
 // git repositories, so that planning works offline with the same result.
 //
+// SWE-bench 5.0.2 builds a task repository's images instead (package
+// swebench/taskrepo reads one): [NewTaskImage] is its ImageSpec (the
+// task's Dockerfile, its task directory as the context, named
+// sweb.eval.x86_64.<id>:<tag> for linux/amd64 on every host),
+// [BuildTasks] its build_instance_images, [WriteTaskFiles] its dry run
+// under logs/image_builder/, and [BeforeEvalImages] what its
+// _build_before_eval builds before an evaluation with --task-repo. A test
+// compares them with upstream's own 5.0.2 code run on
+// testdata/taskrepo (testdata/upstream/generate_v502.py).
+//
 // Usage:
 //
 //	p, err := imagebuild.New(imagebuild.WithFiles(imagebuild.FirstOf(
