@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
@@ -160,10 +161,10 @@ func TestTaskRepoBuildAndEvalEndToEnd(t *testing.T) {
 			if tc.patch != "" {
 				model = "m"
 			}
-			rep := testenv.RunReport(t, filepath.Join(work, model+".tr"+tc.name+".json"))
-			assert.Equal(t, tc.resolved, nilIfEmpty(testenv.IDs(rep, "resolved_ids")))
-			assert.Equal(t, tc.unresolved, nilIfEmpty(testenv.IDs(rep, "unresolved_ids")))
-			assert.Equal(t, tc.no, nilIfEmpty(testenv.IDs(rep, "error_ids")), "the broken task has no verdict")
+			rep := swebenchtest.RunReport(t, filepath.Join(work, model+".tr"+tc.name+".json"))
+			assert.Equal(t, tc.resolved, nilIfEmpty(swebenchtest.IDs(rep, "resolved_ids")))
+			assert.Equal(t, tc.unresolved, nilIfEmpty(swebenchtest.IDs(rep, "unresolved_ids")))
+			assert.Equal(t, tc.no, nilIfEmpty(swebenchtest.IDs(rep, "error_ids")), "the broken task has no verdict")
 			meta, err := os.ReadFile(filepath.Join("logs/run_evaluation", "tr"+tc.name, "run.json"))
 			require.NoError(t, err)
 			assert.Contains(t, string(meta), `"task_repo": "`+repoDir+`"`)
@@ -233,9 +234,9 @@ func TestTaskRepoFallsBackToThePublishedImage(t *testing.T) {
 	assert.Contains(t, stderr.String(), "BUILD FAILED for 2 instance(s): "+good+", "+broken)
 	assert.Contains(t, stderr.String(), good+": build failed; FELL BACK to the published image "+published[good])
 	assert.Contains(t, stderr.String(), broken+": build failed and no published image exists; it will error")
-	rep := testenv.RunReport(t, "gold.fallback.json")
-	assert.Equal(t, []string{good}, testenv.IDs(rep, "resolved_ids"))
-	assert.Equal(t, []string{broken}, testenv.IDs(rep, "error_ids"))
+	rep := swebenchtest.RunReport(t, "gold.fallback.json")
+	assert.Equal(t, []string{good}, swebenchtest.IDs(rep, "resolved_ids"))
+	assert.Equal(t, []string{broken}, swebenchtest.IDs(rep, "error_ids"))
 	outcomes, _ := rep["swebox_outcomes"].(map[string]any)
 	assert.Equal(t, "image_build_failed", outcomes[broken])
 }
