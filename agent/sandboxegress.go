@@ -48,9 +48,14 @@ func (e *SandboxEgress) Apply(spec *sandbox.Spec) {
 		sandbox.Mount{Source: e.lib, Target: libTarget, ReadOnly: true})
 }
 
+// launchWithEgress runs the launcher on "$@" with the proxy's socket in
+// its environment, or says why it cannot (exit 127, as a missing command).
+const launchWithEgress = `command -v python3 >/dev/null 2>&1 || { echo "swebox: egress needs python3 on the image's PATH for its relay" >&2; exit 127; }
+export ` + egressEnv + `="$0"
+exec python3 -I -S ` + libTarget + `/launch.py /dev/null "$@"`
+
 // Command returns argv run by the launcher, with the proxy's socket named
 // in its environment. The launcher's resource figures go to /dev/null.
 func (e *SandboxEgress) Command(argv []string) []string {
-	return append([]string{"env", egressEnv + "=" + path.Join(egressTarget, egress.SocketName),
-		"python3", "-I", "-S", path.Join(libTarget, "launch.py"), "/dev/null"}, argv...)
+	return append([]string{"/bin/sh", "-c", launchWithEgress, path.Join(egressTarget, egress.SocketName)}, argv...)
 }
