@@ -35,7 +35,8 @@ print(json.dumps(out, sort_keys=True))
 
 // TestTaskEgress: a task session has no network unless swebench_task_start
 // asks for hosts the server allows; then it reaches those through the
-// proxy, and nothing else, before and after a reset.
+// proxy, and nothing else, before and after a reset, and in a sandbox that
+// replaces one the reset could not verify.
 func TestTaskEgress(t *testing.T) {
 	c := engine(t)
 	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
@@ -71,6 +72,12 @@ func TestTaskEgress(t *testing.T) {
 	r, _ := callOK[taskResetOut](t, s.cs, "swebench_task_reset", map[string]any{"session": on.Session})
 	assert.False(t, r.Replaced, "the relay leaves no process behind for the reset to find: %s", r.Mismatch)
 	assert.JSONEq(t, want, probe(t, on.Session), "after the reset")
+	// A sandbox the reset cannot verify is replaced by one with the same
+	// egress.
+	callOK[runOutput](t, s.cs, "session_exec", map[string]any{"session": on.Session, "command": "rm -rf .git/swebox-task"})
+	r, _ = callOK[taskResetOut](t, s.cs, "swebench_task_reset", map[string]any{"session": on.Session})
+	require.True(t, r.Replaced)
+	assert.JSONEq(t, want, probe(t, on.Session), "in the replacement sandbox")
 	d, _ := callOK[taskDiffOut](t, s.cs, "swebench_task_diff", map[string]any{"session": on.Session})
 	assert.Empty(t, d.Patch, "the launcher and the proxy's socket are outside /testbed")
 	callOK[sessionCloseOut](t, s.cs, "swebench_task_close", map[string]any{"session": on.Session})
