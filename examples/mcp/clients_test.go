@@ -2,11 +2,15 @@ package main
 
 import (
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,4 +63,28 @@ func TestTokensFlag(t *testing.T) {
 	assert.Equal(t, 90*time.Second, cfg.ClientIdle)
 	_, err = parseFlags([]string{"--tokens", filepath.Join(t.TempDir(), "missing")}, func(string) string { return "" }, io.Discard)
 	assert.ErrorContains(t, err, "--tokens")
+}
+
+func TestOwnerAndRouting(t *testing.T) {
+	assert.Equal(t, stdioOwner, ownerOf(nil, nil), "stdio: one client")
+	assert.Equal(t, stdioOwner, ownerOf(nil, &mcp.RequestExtra{}))
+	assert.Equal(t, "client:alice", ownerOf(nil, &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "alice"}}),
+		"no MCP session: the token's client")
+
+	hit := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, name) })
+	}
+	h := byProtocol(hit("stateful"), hit("stateless"))
+	for _, tc := range []struct{ version, want string }{
+		{"", "stateful"}, {"2025-03-26", "stateful"}, {"2025-11-25", "stateful"},
+		{"2026-07-28", "stateless"}, {"2027-01-01", "stateless"},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		if tc.version != "" {
+			req.Header.Set("Mcp-Protocol-Version", tc.version)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		assert.Equal(t, tc.want, rec.Body.String(), "version %q", tc.version)
+	}
 }
