@@ -2,11 +2,8 @@ package agent_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,40 +17,6 @@ import (
 	"github.com/swebox/swebox/agent/egress"
 	"github.com/swebox/swebox/internal/testenv"
 )
-
-// hostIP is an address of this machine other than loopback, so that a
-// server bound to it is reachable from the host and a sandbox trying it
-// directly is not stopped merely by its own loopback. Falls back to
-// 127.0.0.1.
-func hostIP(t testing.TB) string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	require.NoError(t, err)
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
-			return n.IP.String()
-		}
-	}
-	return "127.0.0.1"
-}
-
-// serveOn starts a server on ip:0 (TLS when tls is set).
-func serveOn(t testing.TB, ip, body string, tls bool) *httptest.Server {
-	t.Helper()
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	require.NoError(t, err)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, body)
-	}))
-	srv.Listener = ln
-	if tls {
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 const egressProbe = `import json, socket, ssl, sys, urllib.request
 out = {}
@@ -83,10 +46,10 @@ print(json.dumps(out, sort_keys=True))
 func TestEgressAllowlist(t *testing.T) {
 	var logs testenv.SyncBuffer
 	m, _ := newManager(t, agent.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	ip := hostIP(t)
-	allowed := serveOn(t, ip, "allowed body", false)
-	allowedTLS := serveOn(t, ip, "tls body", true)
-	refused := serveOn(t, "127.0.0.1", "must not be seen", false)
+	ip := testenv.HostIP(t)
+	allowed := testenv.ServeOn(t, ip, "allowed body", false)
+	allowedTLS := testenv.ServeOn(t, ip, "tls body", true)
+	refused := testenv.ServeOn(t, "127.0.0.1", "must not be seen", false)
 	_, aport, _ := net.SplitHostPort(allowed.Listener.Addr().String())
 	_, tport, _ := net.SplitHostPort(allowedTLS.Listener.Addr().String())
 
@@ -129,8 +92,8 @@ func TestEgressAllowlist(t *testing.T) {
 
 func TestEgressOffByDefault(t *testing.T) {
 	m, _ := newManager(t)
-	ip := hostIP(t)
-	srv := serveOn(t, ip, "x", false)
+	ip := testenv.HostIP(t)
+	srv := testenv.ServeOn(t, ip, "x", false)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	res := runPythonT(t, m, egressProbe, agent.RunOptions{Args: []string{srv.URL, srv.URL, srv.URL, ip, port}})
 	require.True(t, res.OK(), res.Stderr.String())
@@ -147,8 +110,8 @@ func TestEgressOffByDefault(t *testing.T) {
 
 func TestSessionEgress(t *testing.T) {
 	m, _ := newManager(t)
-	ip := hostIP(t)
-	srv := serveOn(t, ip, "session body", false)
+	ip := testenv.HostIP(t)
+	srv := testenv.ServeOn(t, ip, "session body", false)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	s := createT(t, m, "net", agent.SessionOptions{Egress: egress.Allowlist{Hosts: []string{ip + ":" + port}}})
 	code := "import sys, urllib.request\nprint(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())"

@@ -20,8 +20,11 @@ import (
 // config is what the flags set: the server's limits, which no tool argument
 // can raise.
 type config struct {
-	HTTPAddr string // empty: stdio
-	Token    string
+	HTTPAddr   string // empty: stdio
+	Token      string
+	TokensFile string        // --tokens: named clients, one a line
+	Clients    []clientToken // read from TokensFile
+	ClientIdle time.Duration // a stateless client idle this long is dropped
 
 	Name     string // label of every container the server creates
 	LogFile  string // empty: stderr
@@ -189,12 +192,14 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	var outputLimit, artifactCap, storeLimit, memory int64 = defaultOutputLimit, defaultArtifactCap, defaultStoreLimit, defaultMemory
 	fetchLimit := int64(agent.DefaultFetchLimit)
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr)")
+	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr); its client is named "+defaultClient)
+	fs.StringVar(&cfg.TokensFile, "tokens", "", "HTTP clients as `FILE` lines \"NAME TOKEN\" ('#' starts a comment), each token at least 32 characters, instead of --token and SWEBOX_MCP_TOKEN; what a client creates is refused to the others")
 	fs.StringVar(&cfg.Name, "name", defaultName, "label (swebox.session) of every container this server creates; at start, what a server of this name that is no longer running left is removed (a live one's containers run and are left alone)")
 	fs.StringVar(&cfg.LogFile, "log_file", "", "append the per-call log (one JSON line per tool call) to `FILE` instead of stderr")
 	fs.StringVar(&cfg.StateDir, "state_dir", "", "directory for workspaces and cached environments (default: a temporary one, removed at exit)")
 	fs.Var(&images, "image", "image tools may run, repeatable or comma-separated; the first is the default (default "+agent.DefaultImage+")")
 	cfg.Timeout, cfg.IdleExpiry, cfg.EvalTimeout, cfg.ProgressTick = defaultTimeout, defaultIdleExpiry, defaultEvalTimeout, time.Second
+	cfg.ClientIdle = defaultIdleExpiry
 	fs.Var(secondsFlag{&cfg.Timeout}, "timeout", "longest run a tool call may ask for, in `SECONDS` or with a unit (2m), as eval's --timeout; timeout_s is capped to it")
 	fs.Var(bytesFlag{&outputLimit}, "output_limit", "bytes of stdout and of stderr kept per call (head and tail)")
 	fs.Var(bytesFlag{&artifactCap}, "artifact_limit", "bytes of artifact and file content inlined in one result; larger files come back as resource links")
@@ -206,6 +211,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&cfg.MaxRunning, "max_running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
 	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
 	fs.Var(secondsFlag{&cfg.IdleExpiry}, "idle", "a session unused this long (`SECONDS` or with a unit) is closed; in HTTP mode, an MCP session too")
+	fs.Var(secondsFlag{&cfg.ClientIdle}, "client_idle", "a client of protocol 2026-07-28 (no MCP session) that made no call this long (`SECONDS` or with a unit) and runs no background job loses its sessions, task sessions and jobs")
 	fs.Var(&egress, "egress_allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
 	fs.Var(&fetchAllow, "fetch_allow", "hosts (`HOST` or HOST:PORT) whose file URLs the server fetches even at a loopback or private address, e.g. an internal file server, repeatable or comma-separated; default none: public addresses only")
 	fs.Var(bytesFlag{&fetchLimit}, "fetch_limit", "bytes the server fetches for one file URL")
@@ -231,8 +237,18 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		cfg.Images = []string{agent.DefaultImage}
 	}
 	cfg.OutputLimit, cfg.ArtifactCap, cfg.StoreLimit, cfg.Memory = int(outputLimit), artifactCap, storeLimit, memory
-	if cfg.Token == "" {
+	if cfg.TokensFile != "" && cfg.Token != "" {
+		return cfg, fmt.Errorf("%w: give --token or --tokens, not both", errUsage)
+	}
+	if cfg.Token == "" && cfg.TokensFile == "" {
 		cfg.Token = getenv("SWEBOX_MCP_TOKEN")
+	}
+	if cfg.TokensFile != "" {
+		clients, err := readTokens(cfg.TokensFile)
+		if err != nil {
+			return cfg, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		cfg.Clients = clients
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
@@ -260,8 +276,8 @@ func (c *config) validate() error {
 		return errors.New("--fetch_limit must be positive")
 	case c.Pool < 0 || c.Pool > 256:
 		return errors.New("--pool must be 0 to 256")
-	case c.IdleExpiry <= 0:
-		return errors.New("--idle must be positive")
+	case c.IdleExpiry <= 0 || c.ClientIdle <= 0:
+		return errors.New("--idle and --client_idle must be positive")
 	case c.EvalTimeout <= 0 || c.ProgressTick <= 0:
 		return errors.New("--eval_timeout and --progress_interval must be positive")
 	case c.Name == "" || strings.ContainsAny(c.Name, " =,"):

@@ -104,11 +104,7 @@ func (s *store) register(srv *mcp.Server) {
 		URITemplate: blobScheme + "{id}/{name}",
 		Description: "An artifact or file a tool returned as a resource link, readable by the client that got the link while the server keeps it.",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		owner := stdioOwner
-		if req.Session != nil && req.Session.ID() != "" {
-			owner = req.Session.ID()
-		}
-		b, ok := s.get(owner, req.Params.URI)
+		b, ok := s.get(ownerOf(req.Session, req.Extra), req.Params.URI)
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}

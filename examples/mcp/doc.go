@@ -20,9 +20,17 @@
 // Over streamable HTTP, on loopback unless a host is given, behind a bearer
 // token (--token, SWEBOX_MCP_TOKEN, or one generated and printed once to
 // stderr; a token under 32 characters is refused); a request without it gets
-// 401 before anything runs:
+// 401 before anything runs. --tokens FILE names several clients instead,
+// one "NAME TOKEN" a line:
 //
 //	go run ./examples/mcp --http :8765
+//
+// Protocol 2026-07-28 is served beside 2025-11-25 and earlier. A client of
+// an earlier version has an MCP session, which owns its sandbox sessions,
+// task sessions, jobs and resource links until it ends; a 2026-07-28 client
+// has none, so its token owns them until it has been idle for
+// --client_idle or the server exits. Another client's handle gets the same
+// answer as one that does not exist.
 //
 // Limits are the server's flags, never tool arguments: the longest run
 // (--timeout, in seconds as eval's --timeout, or with a unit such as 2m; a

@@ -168,15 +168,23 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// connectHTTP connects the SDK's client to the server with token.
+// connectHTTP connects the SDK's client to the server with token at
+// protocol 2025-11-25, where each MCP session is a client of its own.
 func connectHTTP(t testing.TB, s *httpServer, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	return connectHTTPAt(t, s, token, "2025-11-25", opts)
+}
+
+// connectHTTPAt connects the SDK's client to the server with token at
+// protocol version (2026-07-28: stateless, the client is its token).
+func connectHTTPAt(t testing.TB, s *httpServer, token, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "swebox-test", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1,
 		HTTPClient: &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := client.Connect(ctx, tr, nil)
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err == nil {
 		t.Cleanup(func() { _ = cs.Close() })
 	}

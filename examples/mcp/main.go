@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -106,6 +105,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			fmt.Fprintf(stderr, "mcp: clean up: %v\n", err)
 		}
 	}()
+	// Stopped first at exit: the deferred closes above end what every
+	// client holds.
+	s.idle = newIdleClients(cfg.ClientIdle, s.dropOwner, s.jobs.running)
+	defer s.idle.Close()
 	srv := s.newMCPServer()
 
 	if cfg.HTTPAddr == "" {
@@ -123,22 +126,28 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// serveHTTP serves streamable HTTP at /mcp behind the bearer token.
+// serveHTTP serves streamable HTTP at /mcp behind the bearer tokens:
+// protocol 2026-07-28 statelessly, the earlier versions with MCP sessions.
 func serveHTTP(ctx context.Context, cfg config, srv *mcp.Server, stderr io.Writer) int {
-	token := cfg.Token
-	if token == "" {
-		token = newToken()
-		fmt.Fprintf(stderr, "mcp: generated bearer token (set --token or SWEBOX_MCP_TOKEN to choose one): %s\n", token)
+	clients := cfg.Clients
+	if len(clients) == 0 {
+		token := cfg.Token
+		if token == "" {
+			token = newToken()
+			fmt.Fprintf(stderr, "mcp: generated bearer token (set --token or SWEBOX_MCP_TOKEN to choose one): %s\n", token)
+		}
+		clients = []clientToken{{name: defaultClient, token: []byte(token)}}
 	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp: listen: %v\n", err)
 		return exitFailure
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: cfg.IdleExpiry})
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: cfg.IdleExpiry})
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireToken(token, h))
+	mux.Handle("/mcp", requireToken(clients, byProtocol(stateful, stateless)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "mcp: serving MCP on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -160,19 +169,4 @@ func newToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24)
 	return hex.EncodeToString(b)
-}
-
-// requireToken answers 401 to every request without the bearer token,
-// before the MCP handler sees it.
-func requireToken(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="swebox"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

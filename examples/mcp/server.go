@@ -33,15 +33,15 @@ type server struct {
 	tasks    *taskEnvs
 	calls    *slog.Logger
 	running  chan struct{} // semaphore of --max_running
+	idle     *idleClients  // stateless clients, dropped when idle
 }
 
-// owner is who a call comes from: the MCP session in HTTP mode, the one
-// client of a stdio server otherwise.
+// owner is who a call comes from (see ownerOf).
 func owner(req *mcp.CallToolRequest) string {
-	if req != nil && req.Session != nil && req.Session.ID() != "" {
-		return req.Session.ID()
+	if req == nil {
+		return stdioOwner
 	}
-	return stdioOwner
+	return ownerOf(req.Session, req.Extra)
 }
 
 // call is what one tool call reports to the call log.
@@ -97,6 +97,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In]
 		start := time.Now()
 		c := &call{owner: owner(req)}
 		s.watchOwner(req)
+		defer s.idle.begin(c.owner)()
 		res, err := h(ctx, req, c, in)
 		if err != nil {
 			res = errorResult(ctx, err)
@@ -203,13 +204,14 @@ func (s *server) timeout(seconds float64) time.Duration {
 }
 
 // newMCPServer builds the MCP server with every tool. In HTTP mode one is
-// shared by all MCP sessions; ownership is by session id.
+// shared by all clients; ownership is by MCP session id, or by token where
+// the protocol has no session (see ownerOf).
 func (s *server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "swebox", Title: "swebox sandboxes and SWE-bench evaluator", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		// 2026-07-28 has no MCP sessions, and a sandbox session belongs to
-		// the MCP session that created it; clients negotiate down.
-		SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18", "2025-03-26"},
+		// Over HTTP, 2026-07-28 is served by the stateless handler, whose
+		// clients own what they create by their token (see byProtocol).
+		SupportedProtocolVersions: protocolVersions,
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.addRunTools(srv)

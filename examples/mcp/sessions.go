@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"mime"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -218,13 +217,8 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range in.Egress {
-			if !slices.Contains(s.cfg.EgressAllow, h) {
-				if len(s.cfg.EgressAllow) == 0 {
-					return nil, toolErrorf("this server grants no network access; omit egress")
-				}
-				return nil, toolErrorf("egress host %q is not allowed on this server; allowed: %s", h, strings.Join(s.cfg.EgressAllow, ", "))
-			}
+		if err := s.checkEgress(in.Egress); err != nil {
+			return nil, err
 		}
 		if _, err := s.syncSessions(ctx); err != nil {
 			return nil, err

@@ -37,6 +37,7 @@ type taskEnvs struct {
 type taskEntry struct {
 	id, owner, dataset string
 	env                *task.Env
+	egress             *taskEgress // nil: no network
 }
 
 func newTaskEnvs(cfg config, client *sandbox.Client, evals *evaluator) *taskEnvs {
@@ -96,17 +97,17 @@ func (te *taskEnvs) count(owner string) int {
 // drop closes the environments the filter picks.
 func (te *taskEnvs) drop(pick func(*taskEntry) bool) error {
 	te.mu.Lock()
-	var envs []*task.Env
+	var envs []*taskEntry
 	for id, e := range te.byID {
 		if pick(e) {
-			envs = append(envs, e.env)
+			envs = append(envs, e)
 			delete(te.byID, id)
 		}
 	}
 	te.mu.Unlock()
 	var errs []error
-	for _, env := range envs {
-		errs = append(errs, env.Close())
+	for _, e := range envs {
+		errs = append(errs, e.env.Close(), e.egress.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -149,18 +150,20 @@ type taskListOut struct {
 }
 
 type taskStartIn struct {
-	InstanceID string `json:"instance_id" jsonschema:"the SWE-bench instance to work on (swebench_task_list lists them)"`
-	Dataset    string `json:"dataset,omitempty" jsonschema:"which of the server's datasets holds the instance; needed only when it has several"`
+	InstanceID string   `json:"instance_id" jsonschema:"the SWE-bench instance to work on (swebench_task_list lists them)"`
+	Dataset    string   `json:"dataset,omitempty" jsonschema:"which of the server's datasets holds the instance; needed only when it has several"`
+	Egress     []string `json:"egress,omitempty" jsonschema:"hosts the task's commands may reach through a proxy, each one the server allows (its --egress_allow list); default: no network at all"`
 }
 
 type taskStartOut struct {
-	Session          string `json:"session" jsonschema:"the session id for session_exec, session_read_file, session_write_file and the other swebench_task_* tools"`
-	InstanceID       string `json:"instance_id"`
-	Repo             string `json:"repo"`
-	BaseCommit       string `json:"base_commit"`
-	Workdir          string `json:"workdir" jsonschema:"where the repository is: commands run there, relative paths are under it"`
-	ProblemStatement string `json:"problem_statement" jsonschema:"the issue to resolve"`
-	StartMS          int64  `json:"start_ms"`
+	Session          string   `json:"session" jsonschema:"the session id for session_exec, session_read_file, session_write_file and the other swebench_task_* tools"`
+	InstanceID       string   `json:"instance_id"`
+	Repo             string   `json:"repo"`
+	BaseCommit       string   `json:"base_commit"`
+	Workdir          string   `json:"workdir" jsonschema:"where the repository is: commands run there, relative paths are under it"`
+	ProblemStatement string   `json:"problem_statement" jsonschema:"the issue to resolve"`
+	Egress           []string `json:"egress,omitempty"`
+	StartMS          int64    `json:"start_ms"`
 }
 
 type taskDiffOut struct {
@@ -235,12 +238,15 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 
 	addTool[taskStartIn, taskStartOut](s, srv, &mcp.Tool{
 		Name: "swebench_task_start",
-		Description: "Start working on a SWE-bench task: a sandbox with the repository at the task's base commit in /testbed (no network). " +
+		Description: "Start working on a SWE-bench task: a sandbox with the repository at the task's base commit in /testbed (no network unless the server allows the hosts you list in egress). " +
 			"Returns a session id and the problem statement. Work with session_exec (commands run in /testbed), session_read_file and session_write_file (paths absolute or relative to /testbed); " +
 			"swebench_task_diff shows your change, swebench_task_submit grades it with the official tests, swebench_task_reset starts over, swebench_task_close ends it.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, in taskStartIn) (*mcp.CallToolResult, error) {
 		_, name, err := s.evals.instance(in.Dataset, in.InstanceID)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkEgress(in.Egress); err != nil {
 			return nil, err
 		}
 		if s.tasks.count(c.owner) >= s.cfg.MaxSessions {
@@ -255,7 +261,14 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 			return nil, err
 		}
 		defer release()
-		env, err := t.Start(ctx, in.InstanceID)
+		eg, err := s.newTaskEgress(in.Egress)
+		if err != nil {
+			return nil, err
+		}
+		env, err := t.StartWith(ctx, task.StartRequest{ID: in.InstanceID, Spec: eg.spec()})
+		if err != nil {
+			err = errors.Join(err, eg.Close())
+		}
 		if errors.Is(err, task.ErrUnknownTask) {
 			return nil, toolErrorf("instance %q has no task environment on this server (no image or test specification for it)", in.InstanceID)
 		}
@@ -265,10 +278,10 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 		id := randomID("t")
 		c.session = id
 		s.tasks.mu.Lock()
-		s.tasks.byID[id] = &taskEntry{id: id, owner: c.owner, dataset: name, env: env}
+		s.tasks.byID[id] = &taskEntry{id: id, owner: c.owner, dataset: name, env: env, egress: eg}
 		s.tasks.mu.Unlock()
 		out := taskStartOut{Session: id, InstanceID: in.InstanceID, Repo: env.Instance.Repo, BaseCommit: env.Instance.BaseCommit,
-			Workdir: "/testbed", ProblemStatement: env.Instance.ProblemStatement, StartMS: env.Started.Milliseconds()}
+			Workdir: "/testbed", ProblemStatement: env.Instance.ProblemStatement, Egress: in.Egress, StartMS: env.Started.Milliseconds()}
 		res, n := result(out)
 		c.bytes = n
 		return res, nil
@@ -419,6 +432,7 @@ func (s *server) taskExec(ctx context.Context, req *mcp.CallToolRequest, c *call
 	if in.Code != "" {
 		argv = []string{"python3", "-c", in.Code}
 	}
+	argv = e.egress.command(argv)
 	timeout := s.timeout(in.TimeoutS)
 	return s.runTool(ctx, req, c, "session_exec", in.Background, timeout, func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
 		release, err := s.acquire(ctx)

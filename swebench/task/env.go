@@ -38,6 +38,9 @@ type Env struct {
 	snap snapshot
 	// Started is how long Start took, until the first command could run.
 	Started time.Duration
+	// spec is StartRequest.Spec, applied again when Reset replaces the
+	// sandbox.
+	spec func(*sandbox.Spec)
 }
 
 // snapshot is the state of a started environment.
@@ -59,12 +62,29 @@ type snapshot struct {
 // model patch (see swebench.Testbed). With a pooled client the sandbox (and
 // in workspace mode its checkout) comes from the warm pool.
 func (t *Tasks) Start(ctx context.Context, id string) (*Env, error) {
+	return t.StartWith(ctx, StartRequest{ID: id})
+}
+
+// StartRequest is what StartWith starts.
+type StartRequest struct {
+	// ID is the task's instance id.
+	ID string
+	// Spec, when set, edits this environment's sandbox spec after
+	// Config.Spec, for its first sandbox and for any sandbox Reset
+	// replaces it with: the way to give one environment egress (mount an
+	// agent/egress proxy's socket, see agent.SandboxEgress). Default: none.
+	Spec func(*sandbox.Spec)
+}
+
+// StartWith is Start with the options of req.
+func (t *Tasks) StartWith(ctx context.Context, req StartRequest) (*Env, error) {
+	id := req.ID
 	inst, ok := t.rows[id]
 	if !ok {
 		return nil, fmt.Errorf("start task: %w: %q", ErrUnknownTask, id)
 	}
 	start := time.Now()
-	e := &Env{Instance: inst, t: t}
+	e := &Env{Instance: inst, t: t, spec: req.Spec}
 	if err := e.startSandbox(ctx); err != nil {
 		return nil, fmt.Errorf("start task %s: %w", id, err)
 	}
@@ -89,6 +109,9 @@ func (e *Env) startSandbox(ctx context.Context) error {
 	spec.Labels = map[string]string{LabelTask: e.Instance.InstanceID}
 	if e.t.cfg.Spec != nil {
 		e.t.cfg.Spec(&spec)
+	}
+	if e.spec != nil {
+		e.spec(&spec)
 	}
 	var sb *sandbox.Sandbox
 	switch {

@@ -2,6 +2,7 @@ package task_test
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -20,8 +21,21 @@ func shell(t *testing.T, sb *sandbox.Sandbox, script string) string {
 }
 
 func TestStartDiffReset(t *testing.T) {
+	startDiffReset(t, testenv.Client(t), "1.1.1.1:80")
+}
+
+// leftoverProbe lists the processes whose command line carries the marker
+// of the agent's leftover, from /proc. The bracket keeps the probe's own
+// command line from matching.
+const leftoverProbe = `for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f" 2>/dev/null | grep -q "swebox-leftover-[m]arker" && echo "${f%/cmdline}"; done; true`
+
+// startDiffReset starts the first demo task on c and checks Diff and
+// Reset: Reset restores what the agent changed and kills what it left
+// running (a detached process found by Reset's /proc scan), and replaces
+// a sandbox it cannot verify. unreachable is a host:port the sandbox must
+// not reach.
+func startDiffReset(t *testing.T, c *sandbox.Client, unreachable string) {
 	d := loadDemo(t)
-	c := testenv.Client(t)
 	tasks := newTasks(t, d, c)
 	ctx := context.Background()
 	inst := d.rows[0]
@@ -37,7 +51,9 @@ func TestStartDiffReset(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, diff, "no change, no patch")
 	// Egress is off.
-	r, err := sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 80), timeout=2)"}})
+	host, port, err := net.SplitHostPort(unreachable)
+	require.NoError(t, err)
+	r, err := sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"python3", "-c", "import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2)", host, port}})
 	require.NoError(t, err)
 	require.NotZero(t, r.ExitCode, "no network")
 
@@ -55,6 +71,8 @@ func TestStartDiffReset(t *testing.T) {
 	shell(t, sb, `git -c user.email=a@b -c user.name=a commit -qam wip && git checkout -qb other &&
 		mkdir -p build && echo x > build/out.o && echo junk > /tmp/junk && echo h > $HOME/.hist &&
 		git config core.pager cat && (setsid sleep 1000 >/dev/null 2>&1 &) && chmod +x README* 2>/dev/null; true`)
+	shell(t, sb, `nohup sh -c 'while :; do sleep 1; done' swebox-leftover-marker >/dev/null 2>&1 &`)
+	require.NotEmpty(t, shell(t, sb, leftoverProbe), "the agent's detached loop outlives its command")
 	res, err := env.Reset(ctx)
 	require.NoError(t, err)
 	require.False(t, res.Replaced, "reset verified: %s", res.Mismatch)
@@ -64,6 +82,7 @@ func TestStartDiffReset(t *testing.T) {
 	require.Empty(t, shell(t, sb, "git branch --list other"))
 	require.Empty(t, shell(t, sb, "ls -A /tmp/home; ls -A /tmp | grep -v '^home$' || true"))
 	require.NotContains(t, shell(t, sb, "ps -eo comm 2>/dev/null || cat /proc/[0-9]*/comm"), "sleep\nsleep", "the agent's sleep is gone")
+	require.Empty(t, shell(t, sb, leftoverProbe), "Reset's scan killed the agent's detached loop")
 	diff, err = env.Diff(ctx)
 	require.NoError(t, err)
 	require.Empty(t, diff)
