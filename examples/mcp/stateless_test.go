@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ func writeTokens(t *testing.T) string {
 // stateless connection of alice's uses them.
 func TestProtocolVersions(t *testing.T) {
 	c := engine(t)
-	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
+	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
 	s := startHTTP(t, baseArgs(c, "--tokens", writeTokens(t), "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
 		"--repos", demo.Repos, "--artifact_limit", "0"))
 	versions := []string{"2025-11-25", "2026-07-28"}
@@ -154,7 +155,7 @@ func TestProtocolVersions(t *testing.T) {
 // at the server's exit.
 func TestStatelessClientCleanup(t *testing.T) {
 	c := engine(t)
-	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
+	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
 	args := baseArgs(c, "--tokens", writeTokens(t), "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"), "--repos", demo.Repos, "--pool", "0")
 	hold := func(t *testing.T, cs *mcp.ClientSession) (string, string) {
 		info, _ := callOK[sessionInfoOut](t, cs, "session_create", map[string]any{})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 )
 
@@ -39,7 +40,7 @@ print(json.dumps(out, sort_keys=True))
 // replaces one the reset could not verify.
 func TestTaskEgress(t *testing.T) {
 	c := engine(t)
-	demo := testenv.ExportDemo(t, testenv.BuildEval(t))
+	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
 	ip := testenv.HostIP(t)
 	allowed := testenv.ServeOn(t, ip, "allowed body", false)
 	other := testenv.ServeOn(t, ip, "must not be seen", false)
