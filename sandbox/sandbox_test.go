@@ -29,9 +29,9 @@ import (
 	"github.com/swebox/swebox/sandbox"
 )
 
-func TestExecResults(t *testing.T) { forEachTransport(t, testExecResults) }
+func TestExecResults(t *testing.T) { forEachExecTransport(t, testExecResults) }
 
-func testExecResults(t *testing.T, c *sandbox.Client) {
+func testExecResults(t *testing.T, c *sandbox.Client, kube bool) {
 	ws := t.TempDir()
 	require.NoError(t, os.Chmod(ws, 0o777))
 	sb := createT(t, c, sandbox.Spec{Workspace: ws, Env: map[string]string{"SPEC_VAR": "spec"}, Policy: sandbox.AllowAll()})
@@ -61,6 +61,12 @@ func testExecResults(t *testing.T, c *sandbox.Client) {
 			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: chdir to cwd (\"/no/such/dir\") set in config.json failed: no such file or directory: unknown\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if kube && !sb.UsesExecAgent() && tc.wantCode == 126 {
+				// The API server's exec runs commands through a shell
+				// wrapper (a Pod has no ulimit fields), whose messages
+				// differ; the agent's are the engine's.
+				t.Skip("the API server's exec reports a command that cannot start in the shell's words")
+			}
 			res := execT(t, sb, tc.req)
 			assert.Equal(t, tc.wantCode, res.ExitCode)
 			assert.Equal(t, tc.wantStdout, res.Stdout.String())
@@ -72,6 +78,11 @@ func testExecResults(t *testing.T, c *sandbox.Client) {
 		})
 	}
 
+	if kube {
+		// A pod's workspace is a copy: the nodes do not share the host's
+		// files.
+		return
+	}
 	// Files written in the workspace land on the host.
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo data > /workspace/out.txt"}})
 	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
@@ -80,9 +91,9 @@ func testExecResults(t *testing.T, c *sandbox.Client) {
 	assert.Equal(t, "data\n", string(b))
 }
 
-func TestLiveStreaming(t *testing.T) { forEachTransport(t, testLiveStreaming) }
+func TestLiveStreaming(t *testing.T) { forEachExecTransport(t, testLiveStreaming) }
 
-func testLiveStreaming(t *testing.T, c *sandbox.Client) {
+func testLiveStreaming(t *testing.T, c *sandbox.Client, _ bool) {
 	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
 	var out, errw bytes.Buffer
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo a; echo b >&2; echo c"}, Stdout: &out, Stderr: &errw, OutputLimit: 2})

@@ -22,6 +22,8 @@ import (
 	"runtime"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
@@ -37,6 +39,15 @@ func main() {
 		os.Exit(execagent.Shim())
 	}
 	if len(os.Args) == 2 && os.Args[1] == execagent.TCPArg {
+		// The copy in the sandbox's /tmp would hold space of the /tmp the
+		// sandbox's commands get: the agent moves into memory of its own
+		// and removes the copy first. It has read nothing of its input yet.
+		if err := execFromMemory(); err != nil {
+			fmt.Fprintln(os.Stderr, "swebox-agent: move into memory:", err)
+			os.Exit(1)
+		}
+	}
+	if len(os.Args) == 3 && os.Args[1] == execagent.TCPArg && os.Args[2] == inMemoryArg {
 		runtime.GOMAXPROCS(1)
 		err := serveTCP()
 		fmt.Fprintln(os.Stderr, "swebox-agent:", err)
@@ -88,16 +99,13 @@ func serve(socket string) error {
 // standard input, so it is in no command line or environment another process
 // of the sandbox could read, and the agent is non-dumpable, so its memory and
 // file descriptors are closed to them too. The binary was copied into the
-// sandbox for this start only: the agent removes it once running, and runs
-// its shims from its own executable (/proc/self/exe), which nothing in the
-// sandbox can replace.
+// sandbox for this start only: the agent runs from a copy in memory (see
+// execFromMemory), and runs its shims from that (/proc/self/exe), which
+// nothing in the sandbox can replace.
 func serveTCP() error {
 	token, err := readToken(os.Stdin)
 	if err != nil {
 		return fmt.Errorf("read token: %w", err)
-	}
-	if self, err := os.Executable(); err == nil {
-		_ = os.Remove(self)
 	}
 	_ = os.Unsetenv("PWD")
 	execagent.HoldThreads(execagent.AgentTasks)
@@ -109,6 +117,37 @@ func serveTCP() error {
 	fmt.Printf("%s%d\n", execagent.ListeningPrefix, ln.Addr().(*net.TCPAddr).Port)
 	s := &execagent.Server{Self: "/proc/self/exe", Token: token}
 	return s.Serve(ln)
+}
+
+// inMemoryArg follows TCPArg once the agent runs from memory.
+const inMemoryArg = "in-memory"
+
+// execFromMemory copies the agent's binary into a sealed memfd, removes
+// the file it was started from, and executes the copy.
+func execFromMemory() error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	bin, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	fd, err := unix.MemfdCreate("swebox-agent", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), "swebox-agent")
+	if _, err := f.Write(bin); err != nil {
+		return err
+	}
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE); err != nil {
+		return err
+	}
+	if err := os.Remove(self); err != nil {
+		return err
+	}
+	return syscall.Exec(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), []string{os.Args[0], execagent.TCPArg, inMemoryArg}, os.Environ())
 }
 
 // readToken reads the hex token line from r a byte at a time, so that
