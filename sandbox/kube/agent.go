@@ -19,7 +19,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/streaming/pkg/httpstream"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
@@ -274,7 +274,7 @@ func (a *podAgent) connection() (httpstream.Connection, error) {
 		return nil, err
 	}
 	u := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(k.ns).Name(a.pod).SubResource("portforward").URL()
-	pf, _, err := spdy.NewDialer(up, &http.Client{Transport: rt}, "POST", u).Dial(portforward.PortForwardProtocolV1Name)
+	pf, _, err := spdy.NewDialerForStreaming(up, &http.Client{Transport: rt}, "POST", u).Dial(portforward.PortForwardProtocolV1Name)
 	if err != nil {
 		return nil, fmt.Errorf("port-forward to pod %s: %w", a.pod, err)
 	}
