@@ -139,6 +139,11 @@ func (k *Backend) StartAgent(ctx context.Context, id string) (seam.Agent, error)
 	a := &podAgent{k: k, pod: id, token: token, ended: make(chan struct{})}
 	port, err := a.start(ctx, info.spec, path)
 	if err != nil {
+		// An agent that started removed its copy; one that did not must
+		// not leave it to take space of the pod's /tmp.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = k.execStream(rctx, id, []string{"rm", "-f", path}, nil, nil, nil)
 		return nil, err
 	}
 	a.port = port
@@ -411,10 +416,14 @@ func (c *agentConn) readErrors() {
 	_ = c.data.Reset()
 }
 
+// refused reports whether the kubelet could not connect to the agent's
+// port: the agent was not there to take the command. A connection that
+// broke later (the agent died while the command ran) is reported in other
+// words.
 func (c *agentConn) refused() bool {
 	select {
 	case <-c.failed:
-		return true
+		return strings.Contains(c.errMessage(), "connection refused")
 	case <-time.After(100 * time.Millisecond):
 		return false
 	}
