@@ -50,12 +50,13 @@ import (
 // How the host reaches it. The agent listens on a free port of the pod's
 // loopback, and the host holds one port-forward connection (SPDY, through
 // the API server to the kubelet) per pod; each command opens a new pair of
-// streams on it. BenchmarkKubeTransports measured on the test cluster: a new
-// exec 39 ms, an API round trip 2.4 ms, a new port-forward stream with one
-// echo through it 2.4 ms. One long-lived exec carrying every command over
-// its stdin would need a multiplexing protocol of its own on top of the
-// exec's, and a pod IP is unreachable from outside the cluster and needs a
-// NetworkPolicy hole; the port-forward stream needs neither.
+// streams on it, which costs about an API round trip where a new exec
+// costs a new upgraded connection through the API server to the kubelet and
+// a process start by the runtime (BenchmarkKubeTransports measures the
+// three). One long-lived exec carrying every command over its stdin would
+// need a multiplexing protocol of its own inside the exec's, and a pod IP is
+// unreachable from outside the cluster and needs a hole in the pod's
+// default-deny NetworkPolicy; the port-forward stream needs neither.
 //
 // Why a token. The pod's network namespace is shared by every process in
 // it, so any command of the sandbox can connect to the agent's port (no
