@@ -17,8 +17,9 @@ import (
 // TCP port listening on the loopback (the agent's among them) and, on each,
 // asks for `touch /tmp/pwned` in the agent's protocol three ways: with no
 // token, with a wrong one, and with a wrong one of the right length. It
-// prints one line per port and attempt: the port and the bytes that came
-// back before the agent closed the connection.
+// prints one line per port and attempt: the port, how many bytes came back
+// before the agent closed the connection, how it closed (a reset when the
+// request was left unread), and the bytes.
 const knockAgent = `
 import json, socket, struct
 ports = set()
@@ -35,7 +36,7 @@ for port in sorted(ports):
         s = socket.create_connection(('127.0.0.1', port), 5)
         s.settimeout(15)
         s.sendall(first + start)
-        got = b''
+        got, end = b'', 'eof'
         try:
             while True:
                 b = s.recv(4096)
@@ -43,8 +44,8 @@ for port in sorted(ports):
                     break
                 got += b
         except OSError as e:
-            got += str(e).encode()
-        print(port, name, len(got), got[:80])
+            end = type(e).__name__
+        print(port, name, len(got), end, got[:80])
         s.close()
 `
 
