@@ -18,6 +18,7 @@ import (
 
 	"github.com/swebox/swebox/sandbox/internal/agentbin"
 	"github.com/swebox/swebox/sandbox/internal/execagent"
+	"github.com/swebox/swebox/sandbox/internal/seam"
 )
 
 // Where the exec agent lives inside a sandbox: its binary, mounted
@@ -149,6 +150,9 @@ type sandboxAgent struct {
 	dir     string // private host directory
 	sockDir string // dir/sock, mounted at agentSockTarget
 	sock    string // dir/agent.sock: the socket, once moved out of sockDir
+	// remote, when set, is an agent a seam backend started (StartAgent)
+	// and reaches its own way; the sandbox then has no agent directory.
+	remote seam.Agent
 	// gone is set when the agent stopped answering; commands then go
 	// through the engine.
 	gone atomic.Bool
@@ -275,8 +279,22 @@ func (a *sandboxAgent) seal() error {
 	return nil
 }
 
-// remove deletes the agent's directory.
+// dial connects to the agent for one command.
+func (a *sandboxAgent) dial(ctx context.Context) (net.Conn, error) {
+	if a.remote != nil {
+		dctx, cancel := context.WithTimeout(ctx, agentDialTimeout)
+		defer cancel()
+		return a.remote.Dial(dctx)
+	}
+	return net.DialTimeout("unix", a.sock, agentDialTimeout)
+}
+
+// remove deletes the agent's directory, or ends the host's connections to
+// a remote agent.
 func (a *sandboxAgent) remove() error {
+	if a.remote != nil {
+		return a.remote.Close()
+	}
 	if err := os.RemoveAll(a.dir); err != nil {
 		return fmt.Errorf("remove agent socket directory: %w", err)
 	}
@@ -394,6 +412,28 @@ func (s *Sandbox) startAgent(ctx context.Context, a *sandboxAgent) {
 	// The agent's directory stays until the sandbox is removed (agentDir).
 }
 
+// startRemoteAgent starts the agent of a started sandbox on a backend that
+// runs it itself (seam.AgentStarter, e.g. a Kubernetes pod); a sandbox whose
+// agent does not start runs its commands through the backend's exec, and
+// the log says why.
+func (s *Sandbox) startRemoteAgent(ctx context.Context) {
+	sb, ok := s.c.b.(seamBackend)
+	if !ok || s.c.agent.off {
+		return
+	}
+	st, ok := sb.b.(seam.AgentStarter)
+	if !ok {
+		return
+	}
+	remote, err := st.StartAgent(ctx, s.id)
+	if err != nil {
+		s.c.log.Info("exec agent not started; commands go through the engine", "id", shortID(s.id), "cause", err)
+		return
+	}
+	s.agent = &sandboxAgent{remote: remote}
+	s.agentDir = s.agent
+}
+
 // sameUser reports whether two uid:gid strings name the same ids.
 func sameUser(a, b string) bool {
 	au, ag, err1 := parseUser(a)
@@ -412,7 +452,7 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 	if err := ctx.Err(); err != nil {
 		return ExecResult{}, fmt.Errorf("exec %q: %w", req.Cmd[0], err), true
 	}
-	conn, err := net.DialTimeout("unix", a.sock, agentDialTimeout)
+	conn, err := a.dial(ctx)
 	if err != nil {
 		if !s.isRunning(context.WithoutCancel(ctx)) {
 			return ExecResult{}, fmt.Errorf("%w: exec %q: %w", ErrNotRunning, req.Cmd[0], err), true
@@ -429,6 +469,19 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		Req: agentStart(req), Stdin: req.Stdin, Stdout: stdout, Stderr: streamWriter(errBuf, req.Stderr),
 	})
 	res.Duration = time.Since(start)
+	if a.remote != nil && ctx.Err() == nil && (err != nil || r.Error == "" && !r.TimedOut && r.ExitCode >= 128) {
+		// The backend tells a lost sandbox (a deleted pod, a node gone)
+		// from a broken connection or a command a signal ended.
+		if lerr := a.remote.Explain(ctx, conn, r.ExitCode, err); lerr != nil {
+			if errors.Is(lerr, seam.ErrAgentGone) && req.Stdin == nil && outBuf.Output().Total+errBuf.Output().Total == 0 {
+				// Gone before it took the command: the engine runs it.
+				s.c.log.Debug("exec agent gone; commands go through the engine", "id", shortID(s.id), "cause", err)
+				a.gone.Store(true)
+				return ExecResult{}, nil, false
+			}
+			return ExecResult{}, fmt.Errorf("exec %q: %w", req.Cmd[0], lerr), true
+		}
+	}
 	if err != nil {
 		res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 		icx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)

@@ -98,10 +98,11 @@ func WithSession(id string) Option {
 // WithExecAgent turns the in-sandbox exec agent on or off. With it, a
 // sandbox on a local Docker engine runs an agent (a small static binary
 // mounted read-only) that Exec talks to over a Unix socket in a private
-// per-sandbox directory, many times faster than the engine's exec; where it
-// cannot run or be reached (a remote engine, Kubernetes, gVisor, an image it
-// cannot run in, a command as another user), Exec uses the engine's exec
-// with the same results. The agent's threads and each running command's
+// per-sandbox directory, many times faster than the engine's exec; a pod on
+// Kubernetes runs the same agent, copied in at start and reached over a
+// port-forward (sandbox/kube). Where it cannot run or be reached (a remote
+// engine, gVisor on Docker, an image it cannot run in, a command as another
+// user), Exec uses the engine's exec with the same results. The agent's threads and each running command's
 // shim count against Limits.PidsLimit; the sandbox's limit is raised by
 // that much (see SECURITY.md). Default: on.
 func WithExecAgent(on bool) Option {

@@ -40,10 +40,11 @@
 // sandbox can reach its socket or trace it (it is non-dumpable); each command gets
 // a process group of its own under a subreaper shim, so a timeout kills
 // exactly the command's process tree without looking for markers. Where the
-// agent cannot run or be reached (a remote engine, Kubernetes, gVisor, an
+// agent cannot run or be reached (a remote engine, gVisor on Docker, an
 // image it cannot run in, a command as another user, an agent a command
 // killed), Exec falls back to the engine's
-// exec with the same results. [WithPool] keeps sandboxes started ahead of
+// exec with the same results. Pods on Kubernetes run the same agent, copied
+// in at start and reached over a port-forward (sandbox/kube). [WithPool] keeps sandboxes started ahead of
 // need, so that Create and a one-shot Run skip the engine's create and
 // start; each pooled sandbox serves exactly one caller.
 //

@@ -109,7 +109,32 @@ func forEachBackend(t *testing.T, f func(t *testing.T, c *sandbox.Client, kube b
 		t.Cleanup(func() { wantsAgent.Delete(c) })
 		f(t, c, false)
 	})
-	t.Run("kube", func(t *testing.T) { f(t, kubetest.Client(t), true) })
+	forEachKubeTransport(t, func(t *testing.T, c *sandbox.Client) { f(t, c, true) })
+}
+
+// forEachKubeTransport runs test on the test cluster once per transport, as
+// forEachTransport does on Docker: the pods' exec agent (subtest "kube",
+// the default) and the API server's exec ("kube-api-exec"). Without a test
+// cluster the subtests skip (and fail in CI).
+func forEachKubeTransport(t *testing.T, test func(t *testing.T, c *sandbox.Client)) {
+	for _, tr := range []struct {
+		name  string
+		agent bool
+	}{{"kube", true}, {"kube-api-exec", false}} {
+		t.Run(tr.name, func(t *testing.T) {
+			c := kubetest.Client(t, sandbox.WithExecAgent(tr.agent))
+			wantsAgent.Store(c, tr.agent)
+			t.Cleanup(func() { wantsAgent.Delete(c) })
+			test(t, c)
+		})
+	}
+}
+
+// forEachExecTransport runs test over every transport of both backends:
+// forEachTransport's on Docker, then forEachKubeTransport's.
+func forEachExecTransport(t *testing.T, test func(t *testing.T, c *sandbox.Client, kube bool)) {
+	forEachTransport(t, func(t *testing.T, c *sandbox.Client) { test(t, c, false) })
+	forEachKubeTransport(t, func(t *testing.T, c *sandbox.Client) { test(t, c, true) })
 }
 
 // cancelOnWrite returns a writer that calls cancel at its first write.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -335,7 +334,7 @@ func (s *Sandbox) answers() bool {
 	if s.agent == nil {
 		return true
 	}
-	conn, err := net.DialTimeout("unix", s.agent.sock, agentDialTimeout)
+	conn, err := s.agent.dial(context.Background())
 	if err != nil {
 		return false
 	}

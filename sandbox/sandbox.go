@@ -84,6 +84,9 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	}
 	sb.agent = nil
 	sb.startAgent(ctx, agent)
+	if agent == nil {
+		sb.startRemoteAgent(ctx)
+	}
 	c.log.Debug("sandbox created", "id", shortID(id), "image", spec.Image)
 	return sb, nil
 }

@@ -271,8 +271,22 @@ func (k *Backend) execLossAware(ctx context.Context, id string, argv []string, s
 	if found != nil {
 		return -1, k.lost(ctx, found)
 	}
-	if ctx.Err() != nil || err == nil && code < 128 {
+	if ctx.Err() != nil {
 		return code, err
+	}
+	if lerr := k.explainFailure(ctx, id, code, err); lerr != nil {
+		return -1, lerr
+	}
+	return code, err
+}
+
+// explainFailure tells whether a command that failed with err (its stream
+// broke) or, with a nil err, exited with code, failed because the pod was
+// lost: it returns the *sandbox.LostError to report then, and nil when the
+// pod was not lost or the command ended normally (code below 128).
+func (k *Backend) explainFailure(ctx context.Context, id string, code int, err error) error {
+	if err == nil && code < 128 {
+		return nil
 	}
 	// A stream that broke, or a command that a signal ended (the kubelet
 	// kills an evicted pod's processes), may be the pod's loss.
@@ -293,10 +307,10 @@ func (k *Backend) execLossAware(ctx context.Context, id string, argv []string, s
 	}
 	if cerr == nil && l != nil {
 		if lerr := k.lost(cctx, l); errors.As(lerr, &l) {
-			return -1, lerr
+			return lerr
 		}
 	}
-	return code, err
+	return nil
 }
 
 func (k *Backend) Inspect(ctx context.Context, id string) (seam.State, error) {

@@ -23,8 +23,11 @@
 // no service-account token, no service links. A Pod has no field for the
 // rest: open-file and file-size limits are set by the wrapper every command
 // starts under, and the pids limit is the nodes' kubelet podPidsLimit (only
-// the default Limits.PidsLimit is accepted). Exec goes through the API
-// server (WebSocket, falling back to SPDY) and copies are tar over exec.
+// the default Limits.PidsLimit is accepted). Commands go through the same
+// exec agent as on Docker, copied into each pod when it starts and reached
+// over a port-forward stream (see agent.go; sandbox.WithExecAgent(false)
+// turns it off), or through the API server's exec (WebSocket, falling back
+// to SPDY) where it cannot start; copies are tar over exec.
 // "Network none" is a default-deny NetworkPolicy, which holds only where the
 // cluster enforces NetworkPolicy: before the first sandbox without a
 // network runs on a node, a probe pod there must fail repeatedly to reach

@@ -9,6 +9,12 @@
 //	host  -> agent: Start (JSON StartRequest), then Stdin data, StdinEOF, Kill
 //	agent -> host:  Stdout and Stderr data, then one Exit (JSON Result)
 //
+// An agent that listens on TCP (serve-tcp, in a Kubernetes pod, where the
+// host reaches it through a port-forward) shares the port with every process
+// of the sandbox, so each connection must first prove that it is the host's:
+// its first frame is Auth with the token the host gave the agent on its
+// standard input. A connection that does not is closed without an answer.
+//
 // The host closing the connection before Exit kills the command. The agent
 // starts each command under a shim (the agent binary re-executed) that is a
 // child subreaper and puts the command in a process group of its own: every
@@ -30,6 +36,7 @@ const Version = 1
 
 // Frame types.
 const (
+	FrameAuth     byte = 'a' // host: the agent's token, first on a TCP connection
 	FrameStart    byte = 'S' // host: JSON StartRequest
 	FrameStdin    byte = 'i' // host: stdin bytes
 	FrameStdinEOF byte = 'e' // host: stdin ends
@@ -169,6 +176,20 @@ const (
 	// more.
 	PidsAllowance = AgentTasks - 1 + ShimTasks
 )
+
+// TokenLen is the length of an agent's token in bytes; it travels as
+// 2*TokenLen hex digits and a newline on the agent's standard input.
+const TokenLen = 32
+
+// TCPArg is the agent's first argument when it listens on the sandbox's
+// loopback TCP (see [FrameAuth]): it reads its token from standard input,
+// prints ListeningPrefix and the port on standard output once it listens,
+// and exits when its standard input ends.
+const TCPArg = "serve-tcp"
+
+// ListeningPrefix begins the line a TCP agent prints once it listens,
+// followed by the port.
+const ListeningPrefix = "swebox-agent listening on port "
 
 // LeaseArg, after the socket, makes the agent exit when its standard input
 // ends: the host holds that input open for as long as it owns the sandbox.

@@ -1,6 +1,7 @@
 package execagent
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +60,9 @@ const (
 type Server struct {
 	// Self is the agent binary, re-executed as each command's shim.
 	Self string
+	// Token, when set, is what the first frame (FrameAuth) of every
+	// connection must carry; a connection without it is closed unanswered.
+	Token []byte
 	// OOMFiles are read for the memory cgroup's oom_kill counter, first
 	// readable wins. Default: cgroup v1 memory.oom_control, v2 memory.events.
 	OOMFiles []string
@@ -104,6 +108,12 @@ func (w *connWriter) frame(typ byte, p []byte) error {
 func (s *Server) handle(conn net.Conn) {
 	defer conn.Close()
 	_ = conn.SetReadDeadline(time.Now().Add(startReadTimeout))
+	if len(s.Token) > 0 {
+		typ, payload, err := ReadFrame(conn, nil)
+		if err != nil || typ != FrameAuth || subtle.ConstantTimeCompare(payload, s.Token) != 1 {
+			return
+		}
+	}
 	typ, payload, err := ReadFrame(conn, nil)
 	if err != nil || typ != FrameStart {
 		return

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"time"
 )
 
@@ -171,3 +172,34 @@ func Classified(class, err error) error {
 	}
 	return &classifiedError{class: class, err: err}
 }
+
+// AgentStarter is implemented by a Backend that can run the exec agent
+// (package execagent) in its sandboxes. The logic above the seam then sends
+// a started sandbox's commands through the agent, as it does on Docker, and
+// through Exec when StartAgent fails or the agent goes.
+type AgentStarter interface {
+	// StartAgent starts the agent in the running sandbox id, before any
+	// command of the caller runs there, and returns the way to reach it.
+	StartAgent(ctx context.Context, id string) (Agent, error)
+}
+
+// Agent is a sandbox's running exec agent, seen from the host.
+type Agent interface {
+	// Dial opens a connection for one command, authenticated if the agent
+	// needs it; execagent.Run speaks the protocol on it. An error means
+	// the agent cannot be reached (ErrAgentGone when it has ended).
+	Dial(ctx context.Context) (net.Conn, error)
+	// Explain is asked when a command on conn ended with err (the
+	// connection broke) or, with a nil err, was ended by a signal (exit
+	// code): it returns the error to report instead of the command's
+	// outcome when the sandbox was lost meanwhile (a *sandbox.LostError),
+	// ErrAgentGone when the agent ended before it took the command, and
+	// nil otherwise.
+	Explain(ctx context.Context, conn net.Conn, code int, err error) error
+	// Close ends the host's connections to the agent.
+	Close() error
+}
+
+// ErrAgentGone: a sandbox's exec agent has ended; its commands go through
+// Exec.
+var ErrAgentGone = errors.New("exec agent ended")
