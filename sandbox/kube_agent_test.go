@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestKubeAgentIsClosedToTheSandbox(t *testing.T) {
 	require.True(t, sb.UsesExecAgent())
 	res := shT(t, sb, `for p in /proc/[0-9]*; do
   cmd=$(tr '\0' ' ' < $p/cmdline 2>/dev/null)
-  case "$cmd" in *" serve-tcp in-memory ") echo "cmdline: $cmd"; cat $p/environ >/dev/null 2>&1 && echo environ-readable; ls $p/fd >/dev/null 2>&1 && echo fd-readable; cat $p/mem >/dev/null 2>&1 && echo mem-readable;; esac
+  case "$cmd" in *" serve-tcp in-memory "[0-9]*) echo "cmdline: $cmd"; cat $p/environ >/dev/null 2>&1 && echo environ-readable; ls $p/fd >/dev/null 2>&1 && echo fd-readable; cat $p/mem >/dev/null 2>&1 && echo mem-readable;; esac
 done; id -u`)
 	require.Equal(t, 0, res.ExitCode, res.Stderr.String())
 	out := res.Stdout.String()
@@ -93,7 +94,11 @@ done; id -u`)
 	assert.NotContains(t, out, "readable")
 	for _, l := range strings.Split(out, "\n") {
 		if cmd, ok := strings.CutPrefix(l, "cmdline: "); ok {
-			assert.Equal(t, []string{"serve-tcp", "in-memory"}, strings.Fields(cmd)[1:], "no token on the command line")
+			fields := strings.Fields(cmd)[1:]
+			require.Len(t, fields, 3, "serve-tcp in-memory FILESIZE, no token on the command line")
+			assert.Equal(t, []string{"serve-tcp", "in-memory"}, fields[:2])
+			_, err := strconv.ParseUint(fields[2], 10, 64)
+			assert.NoError(t, err, "the file size limit is a number of bytes")
 		}
 	}
 	assert.NotEqual(t, "0\n", out[strings.LastIndexByte(strings.TrimSuffix(out, "\n"), '\n')+1:], "the pod does not run as root")
@@ -120,7 +125,7 @@ func TestKubeAgentFallsBackToTheAPIServer(t *testing.T) {
 // unusable, as on Docker.
 func TestKubeAgentKilledFromInsideFallsBackToTheAPIServer(t *testing.T) {
 	const kill = `for p in /proc/[0-9]*; do
-  case "$(tr '\0' ' ' < $p/cmdline 2>/dev/null)" in *" serve-tcp in-memory ") kill -9 ${p#/proc/};; esac
+  case "$(tr '\0' ' ' < $p/cmdline 2>/dev/null)" in *" serve-tcp in-memory "[0-9]*) kill -9 ${p#/proc/};; esac
 done`
 	c := kubetest.Client(t)
 	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})

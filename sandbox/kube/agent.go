@@ -42,8 +42,9 @@ import (
 // the module (agentbin) into the pod's /tmp, a memory emptyDir that
 // is writable and executable, with one exec that pipes it into cat, right
 // after the pod starts and before any command of the caller runs. A second
-// exec starts it under the same ulimit wrapper as every exec'd command, so
-// its commands inherit the pod's limits. It removes the copy once running and
+// exec starts it under the same ulimit wrapper as every exec'd command (the
+// file size limit the agent sets itself, after its copy into memory), so its
+// commands inherit the pod's limits. It removes the copy once running and
 // re-executes itself from /proc/self/exe for each command's shim, so nothing
 // in the pod can swap the binary the agent uses.
 //
@@ -172,12 +173,20 @@ func (k *Backend) agentBinary(ctx context.Context, id string) ([]byte, error) {
 	return agentbin.Binary(n.Status.NodeInfo.Architecture)
 }
 
+// agentCommand starts the agent at path under the spec's limits but the
+// file size limit, which the agent sets on itself once it has copied its
+// binary into memory (a copy larger than a small limit would fail), so that
+// the commands it starts inherit every limit.
+func agentCommand(s sandbox.Spec, path string) []string {
+	return wrapFileSize(s, "unlimited", "", false, []string{path, execagent.TCPArg, strconv.FormatInt(fileSizeBlocks(s)*512, 10)})
+}
+
 // start starts the copied agent and returns its port once it listens.
 func (a *podAgent) start(ctx context.Context, s sandbox.Spec, path string) (string, error) {
 	k := a.k
 	req := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(k.ns).Name(a.pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
-			Container: kubeContainer, Command: wrap(s, "", false, []string{path, execagent.TCPArg}),
+			Container: kubeContainer, Command: agentCommand(s, path),
 			Stdin: true, Stdout: true, Stderr: true,
 		}, scheme.ParameterCodec)
 	ex, err := k.streamExecutor(req)

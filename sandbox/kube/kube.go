@@ -786,11 +786,20 @@ const ackPrefix = "swebox-ack:"
 // wrap returns the argv that runs cmd under execWrapper with the spec's
 // limits and the working directory wd ("" keeps the pod's).
 func wrap(s sandbox.Spec, wd string, ack bool, cmd []string) []string {
-	blocks := max(s.Limits.FileSize/512, 1) // sh's ulimit -f counts 512-byte blocks
+	return wrapFileSize(s, strconv.FormatInt(fileSizeBlocks(s), 10), wd, ack, cmd)
+}
+
+// fileSizeBlocks is the spec's file size limit in sh's ulimit -f unit,
+// 512-byte blocks, at least one.
+func fileSizeBlocks(s sandbox.Spec) int64 { return max(s.Limits.FileSize/512, 1) }
+
+// wrapFileSize is wrap with the file size limit given as ulimit -f takes it
+// (a number of blocks or "unlimited").
+func wrapFileSize(s sandbox.Spec, blocks, wd string, ack bool, cmd []string) []string {
 	a := ""
 	if ack {
 		a = "ack"
 	}
-	argv := []string{"/bin/sh", "-c", execWrapper, "swebox-exec", strconv.FormatInt(s.Limits.NoFile, 10), strconv.FormatInt(blocks, 10), wd, a}
+	argv := []string{"/bin/sh", "-c", execWrapper, "swebox-exec", strconv.FormatInt(s.Limits.NoFile, 10), blocks, wd, a}
 	return append(argv, cmd...)
 }

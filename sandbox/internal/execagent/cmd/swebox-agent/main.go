@@ -3,14 +3,15 @@
 // Command swebox-agent is the exec agent that runs inside a sandbox:
 //
 //	swebox-agent serve SOCKET [lease]
-//	swebox-agent serve-tcp
+//	swebox-agent serve-tcp FILESIZE
 //
 // listens on the Unix socket SOCKET and runs the commands the host sends (see
 // package execagent). With lease it exits when its standard input ends.
 // serve-tcp reads a token from standard input, listens on a free port of
 // 127.0.0.1, prints it, serves only connections that present the token, and
-// exits when its standard input ends. The agent re-executes itself as "swebox-agent shim" to
-// watch over each command.
+// exits when its standard input ends; it sets its file size limit to
+// FILESIZE bytes, which its commands inherit. The agent re-executes itself
+// as "swebox-agent shim" to watch over each command.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -38,18 +40,29 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == execagent.ShimArg {
 		os.Exit(execagent.Shim())
 	}
-	if len(os.Args) == 2 && os.Args[1] == execagent.TCPArg {
+	if len(os.Args) == 3 && os.Args[1] == execagent.TCPArg {
 		// The copy in the sandbox's /tmp would hold space of the /tmp the
 		// sandbox's commands get: the agent moves into memory of its own
 		// and removes the copy first. It has read nothing of its input yet.
-		if err := execFromMemory(); err != nil {
+		if err := execFromMemory(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "swebox-agent: move into memory:", err)
 			os.Exit(1)
 		}
 	}
-	if len(os.Args) == 3 && os.Args[1] == execagent.TCPArg && os.Args[2] == inMemoryArg {
+	if len(os.Args) == 4 && os.Args[1] == execagent.TCPArg && os.Args[2] == inMemoryArg {
 		runtime.GOMAXPROCS(1)
-		err := serveTCP()
+		// The file size limit is set here, after the copy into memory,
+		// which a limit smaller than the binary would have failed; the
+		// shims, and so every command, inherit it.
+		fsize, err := strconv.ParseUint(os.Args[3], 10, 64)
+		if err == nil {
+			err = unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: fsize, Max: fsize})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "swebox-agent: file size limit:", err)
+			os.Exit(1)
+		}
+		err = serveTCP()
 		fmt.Fprintln(os.Stderr, "swebox-agent:", err)
 		os.Exit(1)
 	}
@@ -124,7 +137,7 @@ const inMemoryArg = "in-memory"
 
 // execFromMemory copies the agent's binary into a sealed memfd, removes
 // the file it was started from, and executes the copy.
-func execFromMemory() error {
+func execFromMemory(fsize string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -147,7 +160,7 @@ func execFromMemory() error {
 	if err := os.Remove(self); err != nil {
 		return err
 	}
-	return syscall.Exec(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), []string{os.Args[0], execagent.TCPArg, inMemoryArg}, os.Environ())
+	return syscall.Exec(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), []string{os.Args[0], execagent.TCPArg, inMemoryArg, fsize}, os.Environ())
 }
 
 // readToken reads the hex token line from r a byte at a time, so that
