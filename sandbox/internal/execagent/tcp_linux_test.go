@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func startTCPAgent(t *testing.T, token []byte) (addr, copyPath string) {
 	bin, err := os.ReadFile(agentBin)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(copyPath, bin, 0o700))
-	agent := exec.Command(copyPath, execagent.TCPArg)
+	agent := exec.Command(copyPath, execagent.TCPArg, strconv.Itoa(64<<20))
 	agent.Stderr = os.Stderr
 	in, err := agent.StdinPipe()
 	require.NoError(t, err)
