@@ -141,6 +141,9 @@ type Backend struct {
 	nodeGrace time.Duration // the cluster's node-monitor-grace-period; 0: DefaultNodeGrace
 
 	env seam.Env[sandbox.Spec] // set by Bind
+
+	noImageAffinity bool        // WithImageAffinity(false)
+	placer          imagePlacer // the pulls claimed for pods (images.go)
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -181,7 +184,7 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	}
 	return &Backend{
 		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
-		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace,
+		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace, noImageAffinity: cfg.noImageAffinity,
 		proven: map[string]bool{}, pods: map[string]*podInfo{},
 	}, nil
 }
