@@ -448,6 +448,12 @@ func (k *Backend) WarmImage(ctx context.Context, image string, labels map[string
 	if k.noImageAffinity {
 		return fmt.Errorf("warm image %s: image placement is off: %w", image, sandbox.ErrNotSupported)
 	}
+	return k.warm(ctx, image, labels, "")
+}
+
+// warm is WarmImage on node, or on the node placement chooses when node
+// is "".
+func (k *Backend) warm(ctx context.Context, image string, labels map[string]string, node string) error {
 	s := k.env.Defaults(sandbox.Spec{Image: image})
 	pl := make(map[string]string, len(labels)+1)
 	for key, v := range labels {
@@ -471,6 +477,13 @@ func (k *Backend) WarmImage(ctx context.Context, image string, labels map[string
 			return err
 		}
 		eligible, holds := k.eligible(nodes, ref, nil)
+		if node != "" {
+			eligible = []string{node}
+			holds = map[string]bool{}
+			if n, found, err := k.node(ctx, node); err == nil && found {
+				holds[node] = nodeHolds(n, ref)
+			}
+		}
 		in := placeInput{eligible: eligible, holds: holds, room: func(string) bool { return true }, free: func(string) int64 { return 0 }}
 		p, claimed, wait := k.placer.place(ref, in)
 		switch {

@@ -440,6 +440,13 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 		}
 		return out, nil
 	}
+	// The two probes start at once on the node: the image is pulled there
+	// first, once (images.go), not by both.
+	if !k.noImageAffinity {
+		if err := k.warm(ctx, image, labels, node); err != nil {
+			return fmt.Errorf("prove network isolation on node %s: pull the probe's image: %w", node, err)
+		}
+	}
 	var ctl, deny string
 	var cerr, derr error
 	var wg sync.WaitGroup
