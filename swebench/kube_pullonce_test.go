@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,31 @@ func TestKubePullsEachImageOncePerNode(t *testing.T) {
 	t.Logf("scheduler only: per image and node %v; registry manifest GETs %v", plainEvents, plainGets)
 	t.Logf("%d instances over %d images of a %d MiB layer each, 2 workers, %d nodes: placement and pre-pull %s with %d pulls; scheduler only %s with %d pulls",
 		images*uses, images, pullPad>>20, len(nodes), placedWall.Round(100*time.Millisecond), placedPulls, plainWall.Round(100*time.Millisecond), plainPulls)
+}
+
+// An image the cluster's registry does not have ends its instance as
+// image_pull_failed with the registry's answer, never as a verdict; the
+// registry was asked (its log shows the node's request).
+func TestKubeImageMissingFromRegistryIsPullFailed(t *testing.T) {
+	reg := kubetest.ClusterRegistry(t)
+	kube := kubetest.Client(t)
+	f := newFixture(t)
+	session := strings.ToLower(strings.NewReplacer(".", "", "_", "", "-", "").Replace(f.client.Session()))
+	repo := "swebox-pull-" + session[max(0, len(session)-10):] + "/absent"
+	cfg := f.config(t, "absent-"+testenv.Session(t), []dataset.Prediction{pred("calc__calc-1", goldPatch)})
+	cfg.Sandboxes, cfg.InstanceIDs = []*sandbox.Client{kube}, []string{"calc__calc-1"}
+	cfg.Image = reg.Host + "/" + repo + ":1"
+	off := reg.LogOffset(t)
+	res, err := swebench.Evaluate(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, res.Instances, 1)
+	r := res.Instances[0]
+	assert.Equal(t, swebench.OutcomeImagePullFailed, r.Outcome, r.Error)
+	assert.ErrorIs(t, r.Err, sandbox.ErrImageNotFound)
+	assert.Contains(t, r.Error, cfg.Image)
+	assert.Contains(t, r.Error, "not found", "the registry's answer")
+	b, err := os.ReadFile(reg.Log)
+	require.NoError(t, err)
+	assert.Contains(t, string(b[off:]), "/v2/"+repo+"/manifests/1", "a node asked the registry")
+	assert.Zero(t, kubePods(t, swebench.LabelRun+"="+cfg.RunID), "the run left pods behind")
 }
