@@ -250,11 +250,17 @@ func (k *Backend) placeImage(ctx context.Context, pod *corev1.Pod, image string,
 			}
 			return pull, nil
 		}
+		// Decided again when the pull ends, or after lossPoll: a node that
+		// turned NotReady or was lost meanwhile is no longer waited for.
+		t := time.NewTimer(lossPoll)
 		select {
 		case <-wait:
+		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
 			return nil, fmt.Errorf("wait for a node's pull of %s: %w", image, ctx.Err())
 		}
+		t.Stop()
 	}
 }
 
@@ -491,11 +497,15 @@ func (k *Backend) warm(ctx context.Context, image string, labels map[string]stri
 			pull = claimed
 			onlyNodes(pod, p.nodes)
 		case wait != nil:
+			t := time.NewTimer(lossPoll)
 			select {
 			case <-wait:
+			case <-t.C:
 			case <-ctx.Done():
+				t.Stop()
 				return fmt.Errorf("warm image %s: %w", image, ctx.Err())
 			}
+			t.Stop()
 		default:
 			return nil // a node holds it, or there is no node to warm
 		}
