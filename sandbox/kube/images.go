@@ -366,16 +366,15 @@ func (k *Backend) watchPull(name string, pull *nodePull) {
 // errPodGone: the pod was deleted before its image was pulled.
 var errPodGone = errors.New("the pod is gone")
 
-// pulledState reports whether the node has pulled the image of p's sandbox
-// container (done, nil), failed to (done, the error), or not yet.
+// pulledState reports whether the node has pulled the image of p's
+// containers (all of a sandbox pod's run the sandbox's image; an init
+// container that seeds a volume pulls it first): done with nil, failed to
+// (done, the error), or not yet.
 func pulledState(p *corev1.Pod) (bool, error) {
 	if l := podLoss(p); l != nil {
 		return true, l
 	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name != kubeContainer {
-			continue
-		}
+	for _, cs := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 		if cs.ImageID != "" || cs.State.Running != nil || cs.State.Terminated != nil {
 			return true, nil
 		}

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/swebox/swebox/sandbox"
 )
 
 func TestImageRefIsWhatNodesReport(t *testing.T) {
@@ -112,4 +114,38 @@ func TestPlacerClaimsEachNodeOnce(t *testing.T) {
 	_, again, _ := ip.place("other", in)
 	require.NotNil(t, again)
 	assert.Equal(t, first.node, again.node)
+}
+
+// A claimed pull ends when any container of the pod (a seeding init
+// container first) got the image, with the registry's answer when the pull
+// failed, and not while the node is still pulling.
+func TestPulledState(t *testing.T) {
+	pod := func(init, main corev1.ContainerState) *corev1.Pod {
+		p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: kubeContainer, Image: "reg/x:1"}}}}
+		p.Name = "p"
+		p.Status.Phase = corev1.PodPending
+		p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "seed0", State: init}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: kubeContainer, State: main}}
+		return p
+	}
+	waiting := func(reason, msg string) corev1.ContainerState {
+		return corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}
+	}
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+
+	done, err := pulledState(pod(waiting("ContainerCreating", ""), waiting("PodInitializing", "")))
+	assert.False(t, done)
+	assert.NoError(t, err)
+	done, err = pulledState(pod(running, waiting("PodInitializing", "")))
+	assert.True(t, done)
+	assert.NoError(t, err)
+	done, err = pulledState(pod(corev1.ContainerState{}, waiting("RunContainerError", "no /bin/sh")))
+	assert.True(t, done)
+	assert.NoError(t, err, "the image is there even if its container cannot run")
+	done, err = pulledState(pod(waiting("ErrImagePull", `failed to resolve reference "reg/x:1": reg/x:1: not found`), waiting("PodInitializing", "")))
+	assert.True(t, done)
+	var ie *sandbox.ImageError
+	require.ErrorAs(t, err, &ie)
+	assert.ErrorIs(t, err, sandbox.ErrImageNotFound)
+	assert.Contains(t, err.Error(), "not found")
 }
