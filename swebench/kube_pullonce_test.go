@@ -27,7 +27,7 @@ import (
 // pullPad is the size of the layer of its own each image of the pull test
 // carries on top of the test image, which the nodes hold already: what a
 // node pulls is that layer.
-const pullPad = 48 << 20
+const pullPad = 32 << 20
 
 // buildPadded builds, with Docker, the test image plus a layer of pullPad
 // random bytes drawn from seed, tagged ref, removed when the test ends.
@@ -123,6 +123,7 @@ func TestKubePullsEachImageOncePerNode(t *testing.T) {
 		cfg := f.project.Config(t, kube, name+"-"+testenv.Session(t), ds, preds)
 		cfg.Image, cfg.ImageMap = "", imageMap
 		cfg.MaxWorkers, cfg.PrepullWindow, cfg.Timeout = 2, window, 3*time.Minute
+		cfg.Limits = sandbox.Limits{} // pods take the nodes' pids limit, not SmallLimits'
 		off := reg.LogOffset(t)
 		t0 := time.Now()
 		res, err := swebench.Evaluate(context.Background(), cfg)
