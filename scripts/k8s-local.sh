@@ -10,6 +10,7 @@
 #   scripts/k8s-local.sh import IMAGE...     copy images from Docker into every node's containerd
 #   scripts/k8s-local.sh unimport IMAGE...   remove those images from every node's containerd
 #   scripts/k8s-local.sh running N           list NAMESPACE/POD of each running container of node N's containerd
+#   scripts/k8s-local.sh registry start|stop  start (up does) or stop the cluster's image registry
 #
 # Upstream Kubernetes components are built from the Go module proxy (a wrapper
 # module that requires k8s.io/kubernetes and replaces its staging modules with the
@@ -18,6 +19,8 @@
 # run on a second containerd with its own socket, root and state (Docker's
 # containerd is left alone) and on the host's runc; kube-router (firewall only)
 # enforces NetworkPolicy; the pause image is built from Kubernetes' pause.c.
+# Debian's docker-registry serves images to the nodes as a registry serves a
+# real cluster's (see cmd_registry).
 #
 # Binaries are cached by version under $SWEBOX_K8S_CACHE (default
 # /var/cache/swebox-k8s): a cold build takes minutes, a cached `up` seconds.
@@ -37,6 +40,7 @@ DEB=$CACHE/debs
 PAUSE_IMAGE=registry.k8s.io/pause:3.10
 NODE_IP=${SWEBOX_K8S_NODE_IP:-}
 API_PORT=6443
+REGISTRY_ADDR=127.0.0.1:${SWEBOX_K8S_REGISTRY_PORT:-5000}
 ETCD_PORT=2479
 SERVICE_CIDR=10.96.0.0/16
 CLUSTER_CIDR=10.244.0.0/16
@@ -415,6 +419,7 @@ cmd_up() {
   kctl wait --for=condition=Ready node --all --timeout=90s >/dev/null ||
     die "nodes not Ready; logs under $RUN/logs"
   wait_for "the default service account" 60 kctl -n default get serviceaccount default
+  cmd_registry start
   log "cluster up with $nodes node(s) in $((SECONDS - t0)) s; kubeconfig $RUN/admin.kubeconfig"
 }
 
@@ -526,10 +531,68 @@ cmd_unimport() {
   done
 }
 
+# cmd_registry start|stop: Debian's docker-registry on $REGISTRY_ADDR, its
+# storage under $RUN/registry, its access log in $RUN/logs/registry.log (one
+# line per request: tests count the nodes' manifest requests there). `up`
+# starts it; on a cluster that is already up it can be started alone, and
+# `down` stops it with the rest.
+#
+# It listens on loopback, and that is all the configuration it needs: the
+# nodes are processes on this host, and both their containerd (its CRI,
+# with no registry configured) and Docker (for `docker push`, `eval images
+# build --push`) speak plain HTTP to a registry on a loopback address and
+# TLS to any other. So neither daemon is configured or restarted for it, and
+# pods name their images 127.0.0.1:PORT/... and pull them as on a real
+# cluster. Deleting manifests is enabled so that tests remove what they push.
+cmd_registry() {
+  [ -d "$RUN/pids" ] || die "no cluster is up"
+  local r=$RUN/registry
+  case ${1:-} in
+    start)
+      if [ -f "$RUN/pids/registry" ] && kill -0 "$(cat "$RUN/pids/registry")" 2>/dev/null; then
+        return 0
+      fi
+      command -v docker-registry >/dev/null || die "docker-registry is not installed (apt-get install docker-registry)"
+      if curl -fsS -o /dev/null "http://$REGISTRY_ADDR/v2/" 2>/dev/null; then
+        die "something else answers on $REGISTRY_ADDR; set SWEBOX_K8S_REGISTRY_PORT"
+      fi
+      mkdir -p "$r/data"
+      cat >"$r/config.yml" <<EOF
+version: 0.1
+log:
+  level: info
+  formatter: text
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: $r/data
+  delete:
+    enabled: true
+http:
+  addr: $REGISTRY_ADDR
+EOF
+      start registry docker-registry serve "$r/config.yml"
+      wait_for "the registry on $REGISTRY_ADDR" 30 curl -fsS -o /dev/null "http://$REGISTRY_ADDR/v2/"
+      echo "$REGISTRY_ADDR" >"$r/address"
+      log "registry on $REGISTRY_ADDR (storage $r/data, log $RUN/logs/registry.log)"
+      ;;
+    stop)
+      stop_pid "$RUN/pids/registry"
+      rm -rf "$RUN/pids/registry" "$r"
+      ;;
+    *) die "usage: $0 registry start|stop" ;;
+  esac
+}
+
 cmd_env() {
   [ -f "$RUN/admin.kubeconfig" ] || die "no cluster is up"
   echo "export SWEBOX_TEST_KUBECONFIG=$RUN/admin.kubeconfig"
   echo "export SWEBOX_TEST_K8S_LOCAL=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+  if [ -f "$RUN/registry/address" ]; then
+    echo "export SWEBOX_TEST_REGISTRY=$(cat "$RUN/registry/address")"
+    echo "export SWEBOX_TEST_REGISTRY_LOG=$RUN/logs/registry.log"
+  fi
 }
 
 # ---------------------------------------------------------------- down
@@ -578,6 +641,7 @@ cmd_down() {
   local t0=$SECONDS n d
   [ -d "$RUN" ] || { log "nothing to tear down"; return 0; }
   stop_pid "$RUN/pids/kube-router"
+  stop_pid "$RUN/pids/registry"
   for n in 1 2; do stop_pid "$RUN/pids/kubelet-$n"; done
   # Kill every container of the nodes, then the containerds and their shims.
   for n in 1 2; do
@@ -661,6 +725,7 @@ case ${1:-} in
   running) shift; cmd_running "$@" ;;
   import) shift; cmd_import "$@" ;;
   unimport) shift; cmd_unimport "$@" ;;
+  registry) shift; cmd_registry "$@" ;;
   check-clean) left=$(check_clean); [ -z "$left" ] || die "left: $left" ;;
-  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|running N|import IMAGE...|unimport IMAGE...|check-clean" ;;
+  *) die "usage: $0 build|up [--nodes 1|2]|down|env|enforcer stop|start|kubelet stop|start N|running N|import IMAGE...|unimport IMAGE...|registry start|stop|check-clean" ;;
 esac

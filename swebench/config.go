@@ -177,6 +177,14 @@ type Config struct {
 	// recorded in InstanceResult.Retries, run_instance.log and the run
 	// report's swebox_retried. Default 2; negative means none.
 	LostRetries int
+	// PrepullWindow is how many upcoming instances have their images
+	// pulled while the current ones run, on engines whose nodes pull
+	// (Kubernetes; see sandbox.Client.WarmImage): when an instance takes
+	// a worker slot, the images of the next PrepullWindow instances are
+	// warmed, at most PrepullWindow at a time, each onto one node, where
+	// the instance's pod then goes. Docker pulls each image before its
+	// instance instead. Default MaxWorkers; negative means none.
+	PrepullWindow int
 	// InstanceTimeout bounds the whole evaluation of one instance (of each
 	// run with Repeat), lost-sandbox retries included: a retry gets what
 	// is left, not a fresh budget, so an instance whose pods the cluster

@@ -150,6 +150,12 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		cfg.PullRetries = 0
 	}
 	switch {
+	case cfg.PrepullWindow == 0:
+		cfg.PrepullWindow = cfg.MaxWorkers
+	case cfg.PrepullWindow < 0:
+		cfg.PrepullWindow = 0
+	}
+	switch {
 	case cfg.LostRetries == 0:
 		cfg.LostRetries = DefaultLostRetries
 	case cfg.LostRetries < 0:
@@ -337,10 +343,13 @@ func (e *evaluator) runAll(ctx context.Context) []*InstanceResult {
 	results := make([]*InstanceResult, len(ids))
 	slots := make(workerSlots, e.cfg.MaxWorkers)
 	var wg sync.WaitGroup
+	pp := e.startPrepull(ctx, ids)
+	defer pp.stop()
 	for i, id := range ids {
 		if !slots.acquire(ctx) {
 			break
 		}
+		pp.dispatch(i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

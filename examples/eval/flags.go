@@ -35,23 +35,27 @@ type runOptions struct {
 	Namespace        string
 	InstanceImageTag string
 
-	Repos          []string
-	TaskRepo       string
-	Image          string
-	ImageMap       string
-	SpecOverrides  string
-	Grading        string
-	Shard          shardValue
-	Workspace      bool
-	LogDir         string
-	DockerHosts    []string
-	Kubeconfig     string
-	KubeNamespace  string
-	KubeNodeGrace  int // seconds; 0: the backend's default
-	KeepWorkspaces bool
-	ShareObjects   bool
-	Runtime        string
-	Verbose        bool
+	Repos         []string
+	TaskRepo      string
+	Image         string
+	ImageMap      string
+	SpecOverrides string
+	Grading       string
+	Shard         shardValue
+	Workspace     bool
+	LogDir        string
+	DockerHosts   []string
+	Kubeconfig    string
+	KubeNamespace string
+	KubeNodeGrace int // seconds; 0: the backend's default
+	// KubeImageAffinity sends pods to nodes holding their image
+	// (kube.WithImageAffinity); PrepullWindow is Config.PrepullWindow.
+	KubeImageAffinity bool
+	PrepullWindow     int
+	KeepWorkspaces    bool
+	ShareObjects      bool
+	Runtime           string
+	Verbose           bool
 
 	// Official flags that change nothing in swebox (see noticeFlags).
 	EnvImageTag   string
@@ -74,22 +78,23 @@ type runOptions struct {
 // defaultRunOptions returns the official defaults (and ours).
 func defaultRunOptions() runOptions {
 	return runOptions{
-		DatasetName:      "SWE-bench/SWE-bench_Lite",
-		Split:            "test",
-		MaxWorkers:       swebench.DefaultMaxWorkers,
-		Timeout:          int(swebench.DefaultTimeout / time.Second),
-		ReportDir:        ".",
-		Namespace:        harness.DefaultNamespace,
-		InstanceImageTag: harness.DefaultTag,
-		Image:            swebench.DefaultImage,
-		Grading:          string(harness.V5),
-		Repeat:           1,
-		LostRetries:      swebench.DefaultLostRetries,
-		EnvImageTag:      harness.DefaultTag,
-		CacheLevel:       "env",
-		OpenFileLimit:    4096,
-		LogDir:           swebench.DefaultLogDir,
-		KubeNamespace:    kube.DefaultNamespace,
+		DatasetName:       "SWE-bench/SWE-bench_Lite",
+		Split:             "test",
+		MaxWorkers:        swebench.DefaultMaxWorkers,
+		Timeout:           int(swebench.DefaultTimeout / time.Second),
+		ReportDir:         ".",
+		Namespace:         harness.DefaultNamespace,
+		InstanceImageTag:  harness.DefaultTag,
+		Image:             swebench.DefaultImage,
+		Grading:           string(harness.V5),
+		Repeat:            1,
+		LostRetries:       swebench.DefaultLostRetries,
+		EnvImageTag:       harness.DefaultTag,
+		CacheLevel:        "env",
+		OpenFileLimit:     4096,
+		LogDir:            swebench.DefaultLogDir,
+		KubeNamespace:     kube.DefaultNamespace,
+		KubeImageAffinity: true,
 	}
 }
 
@@ -172,6 +177,10 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.KubeNamespace) }},
 	{names: []string{"kube_node_grace"}, arg: "SECONDS", swebox: true, usage: "with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost; default 50, the controller's default",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.KubeNodeGrace) }},
+	{names: []string{"kube_image_affinity"}, arg: "BOOL", swebox: true, usage: "with --kubeconfig: send each instance's pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KubeImageAffinity) }},
+	{names: []string{"prepull_window"}, arg: "N", swebox: true, usage: "with --kubeconfig: while instances run, a node pulls the images of the next N instances (a short-lived pod each), where their pods then go; -1 for none; 0 means --max_workers",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.PrepullWindow) }},
 	{names: []string{"lost_retries"}, arg: "N", swebox: true, usage: "evaluate an instance again, from scratch on a new sandbox, up to N times when the cluster loses its sandbox (pod evicted or deleted, node lost); past them it is sandbox_lost, never a verdict; 0 for none",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.LostRetries) }},
 	{names: []string{"instance_timeout"}, arg: "SECONDS", swebox: true, usage: "time allowed for each instance's whole evaluation, its retries after lost sandboxes included (a retry gets what is left); default 2 × --timeout + 600",
@@ -314,6 +323,14 @@ func (o *runOptions) validate() error {
 		return usagef("--kube_node_grace must be 0 or more seconds, got %d", o.KubeNodeGrace)
 	case o.KubeNamespace == "":
 		return usagef("--kube_namespace must not be empty")
+	case o.set["kube_image_affinity"] && o.Kubeconfig == "":
+		return usagef("--kube_image_affinity applies to Kubernetes, chosen by --kubeconfig")
+	case o.set["prepull_window"] && o.Kubeconfig == "":
+		return usagef("--prepull_window applies to Kubernetes, chosen by --kubeconfig (Docker pulls each image before its instance)")
+	case o.PrepullWindow < -1:
+		return usagef("--prepull_window must be -1 (none) or more, got %d", o.PrepullWindow)
+	case o.set["prepull_window"] && o.PrepullWindow >= 0 && !o.KubeImageAffinity:
+		return usagef("--prepull_window needs --kube_image_affinity: a pulled image helps only when the instance's pod goes where it is")
 	}
 	if o.Kubeconfig != "" && o.set["namespace"] && noneNamespace(o.Namespace) && o.imageBuild() != nil {
 		return usagef("--namespace %s with --kubeconfig: images built here go to this machine's Docker engine, which the cluster's nodes do not pull from. "+

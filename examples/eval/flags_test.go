@@ -103,6 +103,21 @@ func TestParseRunFlags(t *testing.T) {
 		{name: "task repo on kubernetes", args: append([]string{"--kubeconfig", "k.yaml", "--task_repo", "tasks-repo"}, base...), err: "--task_repo with --kubeconfig: the task images are built on this machine's Docker engine"},
 		{name: "task repo with namespace", args: append([]string{"--task_repo", "tr", "-n", "swebench"}, base...), err: "each row names its own image"},
 		{name: "task repo in workspace mode", args: append([]string{"--task_repo", "tr", "--workspace"}, base...), err: "does not run workspace mode"},
+		{name: "image placement on by default, window max_workers", args: append([]string{"--kubeconfig", "k.yaml", "--max_workers", "3"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.True(t, o.KubeImageAffinity)
+			assert.Zero(t, runConfig(o).PrepullWindow, "0 leaves the library's default (MaxWorkers) to the run")
+		}},
+		{name: "prepull window and affinity off", args: append([]string{"--kubeconfig", "k.yaml", "--prepull_window", "-1", "--kube_image_affinity", "no"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.False(t, o.KubeImageAffinity)
+			assert.Equal(t, -1, runConfig(o).PrepullWindow)
+		}},
+		{name: "prepull window 5", args: append([]string{"--kubeconfig", "k.yaml", "--prepull_window", "5"}, base...), check: func(t *testing.T, o runOptions) {
+			assert.Equal(t, 5, runConfig(o).PrepullWindow)
+		}},
+		{name: "prepull_window without kubeconfig", args: append([]string{"--prepull_window", "2"}, base...), err: "--prepull_window applies to Kubernetes"},
+		{name: "kube_image_affinity without kubeconfig", args: append([]string{"--kube_image_affinity", "no"}, base...), err: "--kube_image_affinity applies to Kubernetes"},
+		{name: "bad prepull window", args: append([]string{"--kubeconfig", "k.yaml", "--prepull_window", "-2"}, base...), err: "--prepull_window must be -1 (none) or more"},
+		{name: "prepull without affinity", args: append([]string{"--kubeconfig", "k.yaml", "--prepull_window", "2", "--kube_image_affinity", "no"}, base...), err: "--prepull_window needs --kube_image_affinity"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -178,7 +178,7 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 		cfg.BuildImages.Progress = func(e imagebuild.Event) { fmt.Fprintln(w, progressLine(e)) }
 	}
 	if !o.RewriteReports {
-		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second}, logger)
+		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second, NoImageAffinity: !o.KubeImageAffinity}, logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -300,6 +300,10 @@ func runConfig(o runOptions) swebench.Config {
 	if o.LostRetries == 0 {
 		cfg.LostRetries = -1 // Config's zero is the default; none is negative
 	}
+	cfg.PrepullWindow = o.PrepullWindow
+	if !o.KubeImageAffinity {
+		cfg.PrepullWindow = -1
+	}
 	if o.set["image"] {
 		cfg.Image = o.Image
 	}
@@ -376,6 +380,7 @@ type engines struct {
 	Hosts                     []string
 	Kubeconfig, KubeNamespace string
 	KubeNodeGrace             time.Duration // 0: the backend's default
+	NoImageAffinity           bool          // kube.WithImageAffinity(false)
 }
 
 // newClients makes one sandbox client for the cluster, or one per Docker
@@ -389,6 +394,9 @@ func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
 		kopts := []kube.Option{kube.WithNamespace(eng.KubeNamespace)}
 		if eng.KubeNodeGrace > 0 {
 			kopts = append(kopts, kube.WithNodeGrace(eng.KubeNodeGrace))
+		}
+		if eng.NoImageAffinity {
+			kopts = append(kopts, kube.WithImageAffinity(false))
 		}
 		b, err := kube.New(eng.Kubeconfig, kopts...)
 		if err != nil {

@@ -124,14 +124,17 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		return "", err
 	}
 	lease(pod)
-	if len(proven) > 0 {
-		onlyNodes(pod, proven)
+	pull, err := k.placeImage(ctx, pod, s.Image, proven)
+	if err != nil {
+		return "", err
 	}
 	avoidNodes(pod, k.lostNodes())
 	name, err := k.createPod(ctx, pod, false)
 	if err != nil {
+		pull.end(false)
 		return "", err
 	}
+	k.watchPull(name, pull)
 	info := &podInfo{spec: s, cmd: req.Cmd, workspace: s.Workspace}
 	k.remember(name, info)
 	return name, nil

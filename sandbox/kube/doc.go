@@ -40,6 +40,15 @@
 // user (ExecRequest.User must match Spec.User), a Workspace is copied in
 // (not shared), and bind mounts and named volumes are refused.
 //
+// Nodes pull images from their registries as pods start. A pod goes to a
+// node that already holds its image (the nodes' status, and the pulls the
+// backend saw finish) when one has room; otherwise it claims one node,
+// which pulls the image while no other pod of that image is sent there, so
+// no node pulls one image twice at once; [Backend.WarmImage] (through
+// sandbox.Client.WarmImage) pulls an image ahead of need with a short-lived
+// pod. [WithImageAffinity] turns this off. A failed pull is a
+// *sandbox.ImageError with the registry's answer.
+//
 // A pod the cluster loses (evicted, preempted, deleted by someone else, its
 // node gone or silent past [WithNodeGrace]) ends the command with a
 // *sandbox.LostError (sandbox.ErrSandboxLost), never as the command's result.

@@ -141,6 +141,9 @@ type Backend struct {
 	nodeGrace time.Duration // the cluster's node-monitor-grace-period; 0: DefaultNodeGrace
 
 	env seam.Env[sandbox.Spec] // set by Bind
+
+	noImageAffinity bool        // WithImageAffinity(false)
+	placer          imagePlacer // the pulls claimed for pods (images.go)
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -181,7 +184,7 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	}
 	return &Backend{
 		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
-		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace,
+		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace, noImageAffinity: cfg.noImageAffinity,
 		proven: map[string]bool{}, pods: map[string]*podInfo{},
 	}, nil
 }
@@ -436,6 +439,13 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 			return out, fmt.Errorf("prove network isolation on node %s: the %s probe failed: %s", node, want, strings.TrimSpace(out))
 		}
 		return out, nil
+	}
+	// The two probes start at once on the node: the image is pulled there
+	// first, once (images.go), not by both.
+	if !k.noImageAffinity {
+		if err := k.warm(ctx, image, labels, node); err != nil {
+			return fmt.Errorf("prove network isolation on node %s: pull the probe's image: %w", node, err)
+		}
 	}
 	var ctl, deny string
 	var cerr, derr error

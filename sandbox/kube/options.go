@@ -14,6 +14,8 @@ type options struct {
 	namespace string
 	unproven  bool
 	nodeGrace time.Duration
+
+	noImageAffinity bool // WithImageAffinity(false)
 }
 
 // WithNamespace sets the namespace the pods run in; it must exist.
