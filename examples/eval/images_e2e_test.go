@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,39 +22,6 @@ import (
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/imagebuild"
 )
-
-// standinDir holds the stand-ins for an image build's downloads (its
-// README says what each replaces).
-const standinDir = "../../swebench/imagebuild/testdata/standin"
-
-// addTree adds the files under dir to tw under prefix.
-func addTree(t *testing.T, tw *tar.Writer, dir, prefix string) {
-	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		name := filepath.ToSlash(filepath.Join(prefix, rel))
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return tw.WriteHeader(&tar.Header{Name: name + "/", Mode: 0o755, Typeflag: tar.TypeDir})
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: int64(info.Mode().Perm() | 0o644), Size: int64(len(data))}); err != nil {
-			return err
-		}
-		_, err = tw.Write(data)
-		return err
-	})
-	require.NoError(t, err)
-}
 
 // demoInstance builds the demo repository in a temporary directory and
 // returns it with the row of swebox__demo-1.
@@ -96,24 +62,14 @@ func TestImagesBuildEndToEnd(t *testing.T) {
 	require.Equal(t, "sweb.base.py.x86_64:latest", spec.Base.Name)
 
 	// The stand-in base image, under upstream's base image name.
-	if ok, err := c.HasImage(ctx, spec.Base.Name); err != nil || ok {
-		require.NoError(t, err)
-		t.Skipf("%s exists on this engine and is not this test's; not replacing it", spec.Base.Name)
-	}
 	// Last of all: the layers a failed build left, which no tag names.
 	t.Cleanup(func() {
 		_, err := testenv.Docker(t, c).ImagesPrune(context.Background(), filters.NewArgs(
 			filters.Arg("label", sandbox.LabelSession+"="+c.Session()), filters.Arg("dangling", "true")))
 		assert.NoError(t, err)
 	})
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	addTree(t, tw, standinDir, ".")
-	addTree(t, tw, filepath.Join(srcDir, "swebox__demo.git"), "git/psf/requests")
-	require.NoError(t, tw.Close())
 	cold := time.Now()
-	_, err = c.BuildImage(ctx, sandbox.BuildRequest{Context: &buf, Tags: []string{spec.Base.Name}, NetworkMode: "none"})
-	require.NoError(t, err)
+	swebenchtest.StandinBase(t, c, spec.Base.Name, map[string]string{"psf/requests": filepath.Join(srcDir, "swebox__demo.git")})
 	baseTime := time.Since(cold)
 	t.Cleanup(func() {
 		for _, img := range []string{spec.Instance.Name, spec.Env.Name, spec.Base.Name} {
