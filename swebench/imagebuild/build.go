@@ -89,7 +89,7 @@ type BuildRequest struct {
 	MaxWorkers int
 	// NoCache builds every step afresh (the engine's layer cache unused).
 	NoCache bool
-	// Progress receives an Event per image. Optional.
+	// Progress receives an Event per image, one call at a time. Optional.
 	Progress func(Event)
 	// Push, when set, is a registry namespace ("127.0.0.1:5000/swebench")
 	// that every instance image built or found is pushed to, under the
@@ -185,6 +185,8 @@ type builder struct {
 	mu     sync.Mutex
 	res    BuildResult
 	failed map[string]error // image → why it is unusable
+	// progress serialises Progress: the tiers' images build in parallel.
+	progress sync.Mutex
 }
 
 func (b *builder) report(e Event) {
@@ -192,6 +194,8 @@ func (b *builder) report(e Event) {
 	b.res.Events = append(b.res.Events, e)
 	b.mu.Unlock()
 	if b.req.Progress != nil {
+		b.progress.Lock()
+		defer b.progress.Unlock()
 		b.req.Progress(e)
 	}
 }
