@@ -29,7 +29,8 @@ import (
 //     requests of the namespace's pods against the node's allocatable CPU
 //     and memory) or no other node does;
 //   - otherwise the pod claims one node that neither holds the image nor
-//     is pulling it (the one with the most room): that node pulls it, and
+//     is pulling it (one with room, then the one pulling the fewest other
+//     images, then the one with the most CPU left): that node pulls it, and
 //     until its pull has ended no other pod of the image is sent there;
 //   - when no node holds the image and every other node is pulling it, the
 //     pod waits for a pull to end and then goes where the image is.
@@ -118,6 +119,7 @@ type placeInput struct {
 	eligible []string        // nodes the pod may run on, sorted
 	holds    map[string]bool // the node holds the image
 	pulling  map[string]bool // a claimed pull of the image runs there
+	busy     map[string]int  // claimed pulls of any image running there
 	// room reports whether a node has room for the pod; free ranks nodes
 	// by the CPU they have left (milli-CPUs).
 	room func(node string) bool
@@ -155,6 +157,11 @@ func decide(in placeInput) placement {
 			ri, rj := in.room(free[i]), in.room(free[j])
 			if ri != rj {
 				return ri
+			}
+			// Pulls spread over the nodes: a node already pulling
+			// other images would take this one's pods late.
+			if bi, bj := in.busy[free[i]], in.busy[free[j]]; bi != bj {
+				return bi < bj
 			}
 			return in.free(free[i]) > in.free(free[j])
 		})
@@ -329,6 +336,16 @@ func (ip *imagePlacer) place(ref string, in placeInput) (placement, *nodePull, <
 		}
 	}
 	in.holds = holds
+	in.busy = map[string]int{}
+	for _, byNode := range ip.pulls {
+		for n, p := range byNode {
+			select {
+			case <-p.done:
+			default:
+				in.busy[n]++
+			}
+		}
+	}
 	p := decide(in)
 	switch {
 	case p.wait:

@@ -53,6 +53,9 @@ func TestDecidePlacesByImage(t *testing.T) {
 		{"nobody holds: the roomiest free node is claimed", placeInput{eligible: nodes, room: always,
 			free: func(n string) int64 { return map[string]int64{"a": 100, "b": 900, "c": 500}[n] }},
 			placement{nodes: []string{"b"}, claim: "b"}},
+		{"nobody holds: the node pulling the fewest other images is claimed", placeInput{eligible: nodes, room: always, busy: map[string]int{"a": 2, "b": 1},
+			free: func(n string) int64 { return map[string]int64{"a": 900, "b": 500, "c": 100}[n] }},
+			placement{nodes: []string{"c"}, claim: "c"}},
 		{"a node with room beats more free CPU", placeInput{eligible: nodes, room: roomOn("c"),
 			free: func(n string) int64 { return map[string]int64{"a": 100, "b": 900, "c": 500}[n] }},
 			placement{nodes: []string{"c"}, claim: "c"}},
@@ -148,4 +151,22 @@ func TestPulledState(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	assert.ErrorIs(t, err, sandbox.ErrImageNotFound)
 	assert.Contains(t, err.Error(), "not found")
+}
+
+// TestPlacerSpreadsPullsOverNodes: the pulls of different images, claimed
+// while earlier ones run, go to different nodes, so that the pods that wait
+// for them are spread too; an ended pull no longer counts against its node.
+func TestPlacerSpreadsPullsOverNodes(t *testing.T) {
+	var ip imagePlacer
+	in := placeInput{eligible: []string{"a", "b"}, room: always, free: zero}
+	_, p1, _ := ip.place("img1", in)
+	_, p2, _ := ip.place("img2", in)
+	require.NotNil(t, p1)
+	require.NotNil(t, p2)
+	assert.Equal(t, "a", p1.node)
+	assert.Equal(t, "b", p2.node, "the node not pulling takes the next image")
+	p1.end(true)
+	_, p3, _ := ip.place("img3", in)
+	require.NotNil(t, p3)
+	assert.Equal(t, "a", p3.node, "a's pull ended: it is the node pulling the fewest")
 }
