@@ -7,6 +7,7 @@ import (
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/sandbox/internal/seam"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,6 +147,11 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		return err
 	}
 	info := k.info(id)
+	if info != nil && info.spec.Relax.Network == "" && !k.trustNP {
+		if err := k.awaitIsolation(ctx, id, info.spec); err != nil {
+			return err
+		}
+	}
 	if info != nil {
 		k.mu.Lock()
 		leased := info.release != nil
@@ -161,6 +167,36 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		return nil
 	}
 	return k.copyWorkspace(ctx, id, info.spec)
+}
+
+// awaitIsolation holds a sandbox without a network back until the
+// default-deny policy stops its own traffic. A node's enforcer applies the
+// policy to a new pod some time after the pod runs (about a second on the
+// test cluster), and a command run in that window reached the API server:
+// proving the node once is not enough for each pod. The probe runs in the
+// pod itself, as the sandbox's user, until a connection to the API server's
+// address fails; the image has python3 or bash, as the node's proof needs.
+func (k *Backend) awaitIsolation(ctx context.Context, id string, s sandbox.Spec) error {
+	host, port, err := apiHostPort(k.rc.Host)
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	st, err := k.Exec(ctx, id, seam.ExecCall{
+		Cmd:  []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, strconv.Itoa(probeTries), "deny", "1"},
+		User: s.User, Stdio: seam.Stdio{Stdout: &out, Stderr: &out},
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the network policy to isolate pod %s: %w", id, err)
+	}
+	if st.ExitCode != 0 {
+		node := ""
+		if p, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, id, metav1.GetOptions{}); err == nil {
+			node = p.Spec.NodeName
+		}
+		return &IsolationError{Namespace: k.ns, Node: node, Target: net.JoinHostPort(host, port), Output: strings.TrimSpace(out.String())}
+	}
+	return nil
 }
 
 // copyWorkspace streams the spec's host workspace into the pod, with the
