@@ -27,7 +27,7 @@ import (
 
 // k8sLocal returns a function that runs the test cluster's script, which
 // copies images from Docker into the nodes and removes them.
-func k8sLocal(t *testing.T) func(args ...string) {
+func k8sLocal(t testing.TB) func(args ...string) {
 	t.Helper()
 	kubetest.Script(t)
 	return func(args ...string) {
@@ -222,7 +222,7 @@ func topLevel(manifest string) []string {
 }
 
 // kubePods counts the pods in the test namespace that match selector.
-func kubePods(t *testing.T, selector string) int {
+func kubePods(t testing.TB, selector string) int {
 	t.Helper()
 	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
 		metav1.ListOptions{LabelSelector: selector})

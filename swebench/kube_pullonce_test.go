@@ -24,14 +24,10 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 )
 
-// pullPad is the size of the layer of its own each image of the pull test
-// carries on top of the test image, which the nodes hold already: what a
-// node pulls is that layer.
-const pullPad = 32 << 20
-
-// buildPadded builds, with Docker, the test image plus a layer of pullPad
-// random bytes drawn from seed, tagged ref, removed when the test ends.
-func buildPadded(t *testing.T, c *sandbox.Client, ref string, seed uint64) {
+// buildPadded builds, with Docker, the test image plus a layer of pad
+// random bytes drawn from seed, tagged ref, removed when the test ends. The
+// nodes hold the test image already, so what a node pulls is that layer.
+func buildPadded(t testing.TB, c *sandbox.Client, ref string, seed uint64, pad int) {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -39,10 +35,10 @@ func buildPadded(t *testing.T, c *sandbox.Client, ref string, seed uint64) {
 	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg}))
 	_, err := tw.Write([]byte(df))
 	require.NoError(t, err)
-	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "pad", Mode: 0o644, Size: pullPad, Typeflag: tar.TypeReg}))
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "pad", Mode: 0o644, Size: int64(pad), Typeflag: tar.TypeReg}))
 	r := rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), byte(seed >> 16), byte(seed >> 24)})
 	chunk := make([]byte, 1<<20)
-	for n := 0; n < pullPad; n += len(chunk) {
+	for n := 0; n < pad; n += len(chunk) {
 		_, _ = r.Read(chunk)
 		_, err := tw.Write(chunk)
 		require.NoError(t, err)
@@ -55,7 +51,7 @@ func buildPadded(t *testing.T, c *sandbox.Client, ref string, seed uint64) {
 
 // pullingEvents counts, per image of refs and node, the kubelet's
 // "Pulling" events in the test namespace: one per pull a node started.
-func pullingEvents(t *testing.T, refs []string) map[string]map[string]int {
+func pullingEvents(t testing.TB, refs []string) map[string]map[string]int {
 	t.Helper()
 	evs, err := kubetest.Clientset(t).CoreV1().Events(kubetest.Namespace).List(context.Background(),
 		metav1.ListOptions{FieldSelector: "reason=Pulling"})
@@ -72,99 +68,154 @@ func pullingEvents(t *testing.T, refs []string) map[string]map[string]int {
 	return out
 }
 
+// pullImages and pullUses shape the pull runs: 8 instances over 4 images,
+// each image used twice, the second use after the first.
+const pullImages, pullUses = 4, 2
+
+// pullRig evaluates instances whose images only the cluster's registry
+// holds, on the two-node test cluster.
+type pullRig struct {
+	reg     kubetest.TestRegistry
+	script  func(args ...string)
+	nodes   []string
+	f       *fixture
+	session string // a short, registry-safe form of the test's session
+}
+
+func newPullRig(t testing.TB) *pullRig {
+	t.Helper()
+	r := &pullRig{reg: kubetest.ClusterRegistry(t), script: k8sLocal(t), nodes: kubetest.ReadyNodes(t)}
+	if len(r.nodes) < 2 {
+		cienv.Skip(t, "the pull test needs two Ready nodes (scripts/k8s-local.sh up --nodes 2), the cluster has %v", r.nodes)
+	}
+	r.f = newFixture(t)
+	session := strings.ToLower(strings.NewReplacer(".", "", "_", "", "-", "").Replace(r.f.client.Session()))
+	r.session = session[max(0, len(session)-10):]
+	return r
+}
+
+// images builds pullImages images named after set, each with a layer of
+// pad bytes of its own, pushes them to the registry and has the nodes drop
+// them when the test ends.
+func (r *pullRig) images(t testing.TB, set string, seed uint64, pad int) []string {
+	t.Helper()
+	var refs []string
+	for k := range pullImages {
+		ref := fmt.Sprintf("%s/swebox-pull-%s/%s%d:1", r.reg.Host, r.session, set, k)
+		buildPadded(t, r.f.client, ref, seed+uint64(k), pad)
+		refs = append(refs, ref)
+	}
+	r.reg.Push(t, refs...)
+	// The nodes keep what they pulled; the test removes it.
+	t.Cleanup(func() { r.script(append([]string{"unimport"}, refs...)...) })
+	return refs
+}
+
+// evaluate runs the pullImages*pullUses instances over refs with 2
+// workers and a pre-pull window (-1: none), checks that every one resolves
+// and no pod is left, and returns the wall time and the registry's manifest
+// GETs per repository.
+func (r *pullRig) evaluate(t testing.TB, name string, refs []string, window int, opts ...kubebackend.Option) (time.Duration, map[string]int) {
+	t.Helper()
+	kube := kubetest.ClientOf(t, kubetest.Backend(t, append(opts, kubebackend.WithUnprovenNetworkPolicy())...))
+	var ds []dataset.Instance
+	var preds []dataset.Prediction
+	imageMap := map[string]string{}
+	for i := range pullImages * pullUses {
+		id := fmt.Sprintf("calc__calc-%d", i+1)
+		in := r.f.project.Instance(id)
+		in.Version = fmt.Sprintf("v%d", i%pullImages)
+		imageMap[r.f.project.Repo+":"+in.Version] = refs[i%pullImages]
+		ds = append(ds, in)
+		preds = append(preds, pred(id, goldPatch))
+	}
+	cfg := r.f.project.Config(t, kube, name+"-"+testenv.Session(t), ds, preds)
+	cfg.Image, cfg.ImageMap = "", imageMap
+	cfg.MaxWorkers, cfg.PrepullWindow, cfg.Timeout = 2, window, 3*time.Minute
+	cfg.Limits = sandbox.Limits{} // pods take the nodes' pids limit, not SmallLimits'
+	off := r.reg.LogOffset(t)
+	t0 := time.Now()
+	res, err := swebench.Evaluate(context.Background(), cfg)
+	wall := time.Since(t0)
+	require.NoError(t, err)
+	for _, in := range res.Instances {
+		assert.Equal(t, swebench.OutcomeResolved, in.Outcome, "%s: %s", in.InstanceID, in.Error)
+	}
+	assert.Zero(t, kubePods(t, swebench.LabelRun+"="+cfg.RunID), "the run left pods behind")
+	return wall, r.reg.ManifestGets(t, off)
+}
+
+// repo is ref's repository in the registry, as its log names it.
+func (r *pullRig) repo(ref string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(ref, r.reg.Host+"/"), ":")
+	return name
+}
+
 // An evaluation on the two-node cluster whose images are in the cluster's
 // registry only: 8 instances over 4 images (each used twice, the second
-// use after the first), 2 workers. With image placement and pre-pulling (the
-// defaults) each node pulls an image at most once — counted twice, by the
-// registry's access log (manifest GETs) and by the kubelets' Pulling
-// events, which agree — and every instance resolves. The same evaluation
-// with both off (pods go where the scheduler puts them, nothing is
-// pre-pulled) runs over 4 other images of the same sizes, for the wall-time
-// comparison the test logs (BENCHMARKS.md has the figures).
+// use after the first), 2 workers, with image placement and pre-pulling
+// (the defaults). Each node pulls an image at most once — counted twice, by
+// the registry's access log (manifest GETs) and by the kubelets' Pulling
+// events, which agree — and every instance resolves. The images carry a
+// small layer of their own: the test counts pulls; the wall-time comparison
+// with the scheduler alone is BenchmarkKubePlacement.
 func TestKubePullsEachImageOncePerNode(t *testing.T) {
-	reg := kubetest.ClusterRegistry(t)
-	script := k8sLocal(t)
-	nodes := kubetest.ReadyNodes(t)
-	if len(nodes) < 2 {
-		cienv.Skip(t, "the pull test needs two Ready nodes (scripts/k8s-local.sh up --nodes 2), the cluster has %v", nodes)
-	}
-	f := newFixture(t)
-	session := strings.ToLower(strings.NewReplacer(".", "", "_", "", "-", "").Replace(f.client.Session()))
-	session = session[max(0, len(session)-10):]
-	const images, uses = 4, 2
-	build := func(set string, seed uint64) []string {
-		var refs []string
-		for k := range images {
-			ref := fmt.Sprintf("%s/swebox-pull-%s/%s%d:1", reg.Host, session, set, k)
-			buildPadded(t, f.client, ref, seed+uint64(k))
-			refs = append(refs, ref)
-		}
-		reg.Push(t, refs...)
-		// The nodes keep what they pulled; the test removes it.
-		t.Cleanup(func() { script(append([]string{"unimport"}, refs...)...) })
-		return refs
-	}
-	placedRefs, plainRefs := build("placed", 1), build("plain", 100)
-
-	evaluate := func(name string, refs []string, window int, opts ...kubebackend.Option) (time.Duration, map[string]int) {
-		t.Helper()
-		kube := kubetest.ClientOf(t, kubetest.Backend(t, append(opts, kubebackend.WithUnprovenNetworkPolicy())...))
-		var ds []dataset.Instance
-		var preds []dataset.Prediction
-		imageMap := map[string]string{}
-		for i := range images * uses {
-			id := fmt.Sprintf("calc__calc-%d", i+1)
-			in := f.project.Instance(id)
-			in.Version = fmt.Sprintf("v%d", i%images)
-			imageMap[f.project.Repo+":"+in.Version] = refs[i%images]
-			ds = append(ds, in)
-			preds = append(preds, pred(id, goldPatch))
-		}
-		cfg := f.project.Config(t, kube, name+"-"+testenv.Session(t), ds, preds)
-		cfg.Image, cfg.ImageMap = "", imageMap
-		cfg.MaxWorkers, cfg.PrepullWindow, cfg.Timeout = 2, window, 3*time.Minute
-		cfg.Limits = sandbox.Limits{} // pods take the nodes' pids limit, not SmallLimits'
-		off := reg.LogOffset(t)
-		t0 := time.Now()
-		res, err := swebench.Evaluate(context.Background(), cfg)
-		wall := time.Since(t0)
-		require.NoError(t, err)
-		for _, r := range res.Instances {
-			assert.Equal(t, swebench.OutcomeResolved, r.Outcome, "%s: %s", r.InstanceID, r.Error)
-		}
-		assert.Zero(t, kubePods(t, swebench.LabelRun+"="+cfg.RunID), "the run left pods behind")
-		return wall, reg.ManifestGets(t, off)
-	}
-	repo := func(ref string) string {
-		name, _, _ := strings.Cut(strings.TrimPrefix(ref, reg.Host+"/"), ":")
-		return name
-	}
-
-	placedWall, placedGets := evaluate("pull-placed", placedRefs, 0)
-	placedEvents := pullingEvents(t, placedRefs)
-	placedPulls := 0
-	for _, ref := range placedRefs {
+	r := newPullRig(t)
+	refs := r.images(t, "placed", 1, 4<<20)
+	_, gets := r.evaluate(t, "pull-placed", refs, 0)
+	events := pullingEvents(t, refs)
+	for _, ref := range refs {
 		pulls := 0
-		for node, n := range placedEvents[ref] {
+		for node, n := range events[ref] {
 			assert.LessOrEqual(t, n, 1, "node %s pulled %s %d times", node, ref, n)
 			pulls += n
 		}
 		assert.GreaterOrEqual(t, pulls, 1, "%s is in the registry only: some node pulled it", ref)
-		assert.LessOrEqual(t, placedGets[repo(ref)], len(nodes), "the registry served %s more often than there are nodes", ref)
-		assert.Equal(t, pulls, placedGets[repo(ref)], "the kubelets' Pulling events and the registry's log count the same pulls of %s", ref)
-		placedPulls += pulls
+		assert.LessOrEqual(t, gets[r.repo(ref)], len(r.nodes), "the registry served %s more often than there are nodes", ref)
+		assert.Equal(t, pulls, gets[r.repo(ref)], "the kubelets' Pulling events and the registry's log count the same pulls of %s", ref)
 	}
-	t.Logf("placed: per image and node %v; registry manifest GETs %v", placedEvents, placedGets)
+	t.Logf("per image and node %v; registry manifest GETs %v", events, gets)
+}
 
-	plainWall, plainGets := evaluate("pull-plain", plainRefs, -1, kubebackend.WithImageAffinity(false))
-	plainEvents := pullingEvents(t, plainRefs)
-	plainPulls := 0
-	for _, ref := range plainRefs {
-		plainPulls += plainGets[repo(ref)]
+// BenchmarkKubePlacement compares, in one run, the wall time of the pull
+// test's evaluation (8 instances over 4 registry-only images of a 32 MiB
+// layer each, 2 workers, two nodes) with image placement and a pre-pull
+// window of 2 (the defaults) against the scheduler alone (no placement, no
+// pre-pull), each iteration over fresh images. It reports each way's
+// seconds and pulls (registry manifest GETs) per iteration:
+//
+//	eval "$(scripts/k8s-local.sh env)"; go test ./swebench -run '^$' -bench KubePlacement -benchtime 2x
+func BenchmarkKubePlacement(b *testing.B) {
+	r := newPullRig(b)
+	const pad = 32 << 20
+	var placed, plain time.Duration
+	var placedPulls, plainPulls int
+	count := func(refs []string, gets map[string]int) (n int) {
+		for _, ref := range refs {
+			n += gets[r.repo(ref)]
+		}
+		return n
 	}
-	t.Logf("scheduler only: per image and node %v; registry manifest GETs %v", plainEvents, plainGets)
-	t.Logf("%d instances over %d images of a %d MiB layer each, 2 workers, %d nodes: placement and pre-pull %s with %d pulls; scheduler only %s with %d pulls",
-		images*uses, images, pullPad>>20, len(nodes), placedWall.Round(100*time.Millisecond), placedPulls, plainWall.Round(100*time.Millisecond), plainPulls)
+	iters := 0
+	for i := 0; b.Loop(); i++ {
+		iters++
+		b.StopTimer()
+		set := uint64(1000 * (i + 1))
+		placedRefs := r.images(b, fmt.Sprintf("p%d-", i), set, pad)
+		plainRefs := r.images(b, fmt.Sprintf("s%d-", i), set+100, pad)
+		b.StartTimer()
+		// The two ways take turns, so the machine's load falls on each alike.
+		w, gets := r.evaluate(b, fmt.Sprintf("placed%d", i), placedRefs, 0)
+		placed, placedPulls = placed+w, placedPulls+count(placedRefs, gets)
+		w, gets = r.evaluate(b, fmt.Sprintf("plain%d", i), plainRefs, -1, kubebackend.WithImageAffinity(false))
+		plain, plainPulls = plain+w, plainPulls+count(plainRefs, gets)
+	}
+	n := float64(iters)
+	b.ReportMetric(placed.Seconds()/n, "placed-s/op")
+	b.ReportMetric(plain.Seconds()/n, "scheduler-s/op")
+	b.ReportMetric(float64(placedPulls)/n, "placed-pulls/op")
+	b.ReportMetric(float64(plainPulls)/n, "scheduler-pulls/op")
+	b.ReportMetric(0, "ns/op")
 }
 
 // An image the cluster's registry does not have ends its instance as
