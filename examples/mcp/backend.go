@@ -34,12 +34,23 @@ type backend struct {
 // maxArtifacts is the most files one result lists.
 const maxArtifacts = 32
 
-// newBackend connects to the engine, removes what a server of the same name
-// that is no longer running left behind (a crash or a kill: its sandboxes
-// stopped when it died, see sandbox.Client.Create) and starts the agent
-// manager. A live server's sandboxes run, and are left alone.
+// newBackend connects to the engine (the Docker engine, or the cluster of
+// --kubeconfig), removes what a server of the same name that is no longer
+// running left behind (a crash or a kill: its sandboxes stopped when it
+// died, see sandbox.Client.Create; on a cluster its pods completed when
+// their lease ended) and starts the agent manager. A live server's
+// sandboxes run, and are left alone.
 func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, error) {
 	sopts := []sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}
+	engine := "the Docker engine"
+	if cfg.Kubeconfig != "" {
+		kb, err := kubeBackend(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes: %w", err)
+		}
+		sopts = append(sopts, kb)
+		engine = "the Kubernetes cluster"
+	}
 	if cfg.Pool > 0 {
 		// Its sandboxes carry the server's name too, and stop when the
 		// server dies; the next start of a server of that name removes
@@ -48,15 +59,15 @@ func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, er
 	}
 	c, err := sandbox.New(sopts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to the Docker engine: %w", err)
+		return nil, fmt.Errorf("connect to %s: %w", engine, err)
 	}
 	if err := c.Ping(ctx); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("connect to the Docker engine: %w", err)
+		return nil, fmt.Errorf("connect to %s: %w", engine, err)
 	}
 	if _, err := c.Prune(ctx, sandbox.PruneRequest{Session: cfg.Name, Stopped: true}); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("remove containers left by an earlier server: %w", err)
+		return nil, fmt.Errorf("remove sandboxes left by an earlier server: %w", err)
 	}
 	opts := []agent.Option{
 		agent.WithImage(cfg.Images[0]),
@@ -185,6 +196,21 @@ func agentFiles(files []inputFile) []agent.File {
 		out = append(out, agent.File{Name: f.Name, Data: f.Data, URL: f.URL})
 	}
 	return out
+}
+
+// errOnCluster refuses the agent's runs and sessions on a cluster: their
+// workspace is a directory of the server's host, mounted into the sandbox
+// and read back after each command, and a pod's node shares none.
+var errOnCluster = toolErrorf("this server runs its sandboxes on a Kubernetes cluster, where run_python, run_shell, run_tests and session_create are not offered " +
+	"(their workspace is a directory of the server's machine, which the cluster's nodes do not share); the swebench_* tools work here, or use a server on Docker")
+
+// agentRuns refuses the agent's runs and sessions on a cluster; the tools
+// call it first, so that a background call is refused before it starts.
+func (b *backend) agentRuns() error {
+	if b.cfg.Kubeconfig != "" {
+		return errOnCluster
+	}
+	return nil
 }
 
 func (b *backend) runOptions(spec runSpec) (agent.RunOptions, error) {

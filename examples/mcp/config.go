@@ -55,6 +55,14 @@ type config struct {
 	ImageTag         string // the eval command's --instance_image_tag
 	EvalTimeout      time.Duration
 	ProgressTick     time.Duration
+
+	// Kubeconfig runs every sandbox as a pod of that cluster (a build
+	// with the kube tag only; see kube.go); the rest are the eval
+	// command's --kube_* flags.
+	Kubeconfig        string
+	KubeNamespace     string
+	KubeNodeGrace     time.Duration // 0: the backend's default
+	KubeImageAffinity bool
 }
 
 // Defaults of the flags.
@@ -80,6 +88,10 @@ const (
 	defaultPool        = 2
 	defaultIdleExpiry  = 10 * time.Minute
 	defaultEvalTimeout = 30 * time.Minute
+	// defaultKubeNamespace is kube.DefaultNamespace, spelled here so that
+	// a build without the kube tag shows the same --help (kube_test.go
+	// holds the two equal).
+	defaultKubeNamespace = "swebox"
 )
 
 // errUsage marks a bad command line; the message says what is wrong.
@@ -118,8 +130,10 @@ func (b bytesFlag) Set(s string) error {
 // takes it) or with a unit ("2m", "1h30m").
 type secondsFlag struct{ v *time.Duration }
 
+// String is empty for no duration, so that --help shows no default for a
+// flag whose zero means "the library's default" (--kube_node_grace).
 func (d secondsFlag) String() string {
-	if d.v == nil {
+	if d.v == nil || *d.v == 0 {
 		return ""
 	}
 	return d.v.String()
@@ -225,6 +239,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.ImageTag, "instance_image_tag", "", "prebuilt mode for the swebench_task_* tools: tag of the instance images, as the eval command's --instance_image_tag")
 	fs.Var(secondsFlag{&cfg.EvalTimeout}, "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
 	fs.Var(secondsFlag{&cfg.ProgressTick}, "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
+	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "run every sandbox as a Pod on the Kubernetes cluster this kubeconfig `FILE` describes, instead of on Docker; the swebench_* tools work there, run_*, session_create and --pool do not (a build with -tags kube only: "+kubeBuildCommand+")")
+	cfg.KubeNamespace, cfg.KubeImageAffinity = defaultKubeNamespace, true
+	fs.StringVar(&cfg.KubeNamespace, "kube_namespace", defaultKubeNamespace, "with --kubeconfig: the namespace the pods run in (it must exist)")
+	fs.Var(secondsFlag{&cfg.KubeNodeGrace}, "kube_node_grace", "with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost, in `SECONDS` or with a unit; default 50, the controller's default")
+	fs.BoolVar(&cfg.KubeImageAffinity, "kube_image_affinity", true, "with --kubeconfig: send each pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)")
 	if err := fs.Parse(underscoreNames(fs, args)); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -249,6 +268,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 			return cfg, fmt.Errorf("%w: %w", errUsage, err)
 		}
 		cfg.Clients = clients
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := cfg.validateKube(set); err != nil {
+		return cfg, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
@@ -297,6 +321,43 @@ func (c *config) validate() error {
 			return fmt.Errorf("--dataset: %w", err)
 		}
 	}
+	return nil
+}
+
+// kubeBuildCommand builds the server with its Kubernetes backend.
+const kubeBuildCommand = "go build -tags kube ./examples/mcp"
+
+// errNoKube is --kubeconfig given to a build without the kube tag.
+var errNoKube = errors.New("--kubeconfig: this build of the server has no Kubernetes backend; build it with `" + kubeBuildCommand + "`")
+
+// validateKube checks the --kube_* flags against --kubeconfig, and
+// --kubeconfig against the build and the flags whose features need the
+// server's host: a pod's node shares no directory and no unix socket with
+// it. set holds the flags given on the command line. The pool is turned
+// off on a cluster, where only the agent's runs would take from it.
+func (c *config) validateKube(set map[string]bool) error {
+	for _, f := range []string{"kube_namespace", "kube_node_grace", "kube_image_affinity"} {
+		if set[f] && c.Kubeconfig == "" {
+			return fmt.Errorf("--%s applies to Kubernetes, chosen by --kubeconfig", f)
+		}
+	}
+	switch {
+	case c.Kubeconfig == "":
+		return nil
+	case c.KubeNamespace == "":
+		return errors.New("--kube_namespace must not be empty")
+	case c.KubeNodeGrace < 0:
+		return fmt.Errorf("--kube_node_grace must be 0 or more, got %s", c.KubeNodeGrace)
+	case set["pool"] && c.Pool > 0:
+		return errors.New("--pool with --kubeconfig: the pool serves run_* calls and sessions, which a server on Kubernetes does not offer (their workspace is a directory of this machine); leave --pool out")
+	case len(c.EgressAllow) > 0:
+		return errors.New("--egress_allow with --kubeconfig: egress goes through a unix socket of this machine, which a pod cannot reach; tasks on Kubernetes have no network")
+	case c.WheelDir != "" || c.PipIndex != "" || len(c.PipHosts) > 0:
+		return errors.New("--wheel_dir, --pip_index and --pip_host with --kubeconfig: requirements are installed for run_* calls and sessions, which a server on Kubernetes does not offer")
+	case !kubeBuilt:
+		return errNoKube
+	}
+	c.Pool = 0
 	return nil
 }
 

@@ -105,4 +105,27 @@
 // mode, with --repos), or --namespace and --instance_image_tag (the official
 // instance images). A task session belongs to the client that started it and
 // counts against --max-sessions apart from sandbox sessions.
+//
+// On Kubernetes: a server built with the kube tag
+//
+//	go build -tags kube ./examples/mcp
+//
+// takes --kubeconfig FILE, with --kube_namespace, --kube_node_grace and
+// --kube_image_affinity as the eval command takes them, and runs every
+// sandbox as a pod of that cluster: the task sessions (session_exec and the
+// session file tools on them, swebench_task_*) and swebench_evaluate. The
+// default build shows the same flags and refuses --kubeconfig, naming that
+// command. The backend is behind a tag because it links client-go: with it
+// the server's build compiles 922 packages instead of 560 (go list -deps),
+// a cost every stdio user would pay on first build for a backend few of
+// them use; the eval command, which is about clusters, links it always.
+// On a cluster, run_python, run_shell, run_tests and session_create are
+// refused as tool errors: their workspace is a directory of the server's
+// machine, mounted into the sandbox and read back after each command, which
+// a pod's node does not share. For the same reason --pool (it serves those
+// runs), --egress_allow (the proxy is a unix socket of this machine),
+// --wheel_dir, --pip_index and --pip_host are refused at start. A killed
+// server's pods complete when their lease (its connection to the API
+// server) ends, and the next server of the same --name removes them before
+// it serves.
 package main

@@ -45,6 +45,9 @@ func TestParseFlags(t *testing.T) {
 			assert.Empty(t, c.EgressAllow, "no network by default")
 			assert.Equal(t, defaultMaxSessions, c.MaxSessions)
 			assert.Equal(t, defaultIdleExpiry, c.IdleExpiry)
+			assert.Empty(t, c.Kubeconfig, "Docker by default")
+			assert.Equal(t, defaultKubeNamespace, c.KubeNamespace)
+			assert.True(t, c.KubeImageAffinity)
 		}},
 		{name: "bare port binds loopback", args: []string{"--http", ":8080"}, check: func(t *testing.T, c config) {
 			assert.Equal(t, "127.0.0.1:8080", c.HTTPAddr)
@@ -94,6 +97,13 @@ func TestParseFlags(t *testing.T) {
 		{name: "label with a comma", args: []string{"--name", "a,b"}, err: "--name"},
 		{name: "missing dataset", args: []string{"--dataset", "/nonexistent.jsonl"}, err: "--dataset"},
 		{name: "stray argument", args: []string{"serve"}, err: "unexpected argument"},
+		{name: "kube flags", args: []string{"--kube_node_grace", "40"}, err: "--kube_node_grace applies to Kubernetes, chosen by --kubeconfig"},
+		{name: "kube namespace without kubeconfig", args: []string{"--kube_namespace", "ns"}, err: "--kube_namespace applies to Kubernetes"},
+		// Features whose sandboxes need this machine's files or sockets
+		// are refused on a cluster before the build is asked about.
+		{name: "pool on a cluster", args: []string{"--kubeconfig", "k", "--pool", "2"}, err: "--pool with --kubeconfig"},
+		{name: "egress on a cluster", args: []string{"--kubeconfig", "k", "--egress_allow", "x.org"}, err: "--egress_allow with --kubeconfig"},
+		{name: "wheels on a cluster", args: []string{"--kubeconfig", "k", "--wheel_dir", "/w"}, err: "--wheel_dir, --pip_index and --pip_host with --kubeconfig"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseFlags(tc.args, env(tc.token), io.Discard)

@@ -25,40 +25,58 @@ import (
 // raceEnabled is set by race_test.go under -race.
 var raceEnabled bool
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildOut  []byte
-)
+// build is one build of the server per test binary.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// builds are the server's builds by build tags: the default one and the
+// one with the Kubernetes backend (-tags kube).
+var builds = map[string]*build{"": {}, "kube": {}}
 
 // serverBin builds the server once per test binary and returns its path.
 func serverBin(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	return buildServer(t, "")
+}
+
+// buildServer builds the server with tags (and -race when the test binary
+// has it) once per test binary and returns its path.
+func buildServer(t testing.TB, tags string) string {
+	t.Helper()
+	b := builds[tags]
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "swebox-mcp-bin-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "mcp")
+		b.path = filepath.Join(dir, "mcp")
 		_, file, _, _ := runtime.Caller(0)
-		args := []string{"build", "-o", binPath}
+		args := []string{"build", "-o", b.path}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
 		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = filepath.Dir(file)
-		buildOut, buildErr = cmd.CombinedOutput()
+		b.out, b.err = cmd.CombinedOutput()
 	})
-	require.NoError(t, buildErr, "build the server: %s", buildOut)
-	return binPath
+	require.NoError(t, b.err, "build the server (tags %q): %s", tags, b.out)
+	return b.path
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	for _, b := range builds {
+		if b.path != "" {
+			os.RemoveAll(filepath.Dir(b.path))
+		}
 	}
 	os.Exit(code)
 }
@@ -119,7 +137,13 @@ type httpServer struct {
 // for the address it prints.
 func startHTTP(t testing.TB, args []string) *httpServer {
 	t.Helper()
-	cmd := exec.Command(serverBin(t), append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	return startHTTPBin(t, serverBin(t), args)
+}
+
+// startHTTPBin is startHTTP with the server binary bin.
+func startHTTPBin(t testing.TB, bin string, args []string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	pr, pw := io.Pipe()
 	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = io.MultiWriter(stderr, pw)

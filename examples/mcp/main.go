@@ -77,7 +77,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	box, err := newBackend(ctx, cfg, log)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp: %v (is the Docker engine running and DOCKER_HOST right?)\n", err)
+		hint := " (is the Docker engine running and DOCKER_HOST right?)"
+		if cfg.Kubeconfig != "" {
+			hint = ""
+		}
+		fmt.Fprintf(stderr, "mcp: %v%s\n", err, hint)
 		return exitFailure
 	}
 	defer func() {

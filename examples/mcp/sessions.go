@@ -213,6 +213,9 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		Description: "Create a sandbox session: an isolated Linux workspace (/workspace) whose files, installed packages and state persist across session_exec calls until session_close or until it sits idle too long. " +
 			"No network unless the server allows the hosts you list in egress. Returns the session id.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, in sessionCreateIn) (*mcp.CallToolResult, error) {
+		if err := s.box.agentRuns(); err != nil {
+			return nil, err
+		}
 		img, err := s.image(in.Image)
 		if err != nil {
 			return nil, err

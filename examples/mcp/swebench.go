@@ -182,7 +182,8 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 	}
 	out := evaluateOut{InstanceID: inst.InstanceID, Dataset: name}
 	if len(res.Instances) == 0 && res.Outcomes[inst.InstanceID] == swebench.OutcomeEmptyPatch {
-		out.Status = string(swebench.StatusEmptyPatch) // not run, as in the official harness
+		// Not run, as in the official harness.
+		out.Status, out.Outcome = string(swebench.StatusEmptyPatch), string(swebench.OutcomeEmptyPatch)
 		return out, nil
 	}
 	if len(res.Instances) != 1 {

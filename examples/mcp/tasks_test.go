@@ -30,6 +30,20 @@ func scriptedAgent(t *testing.T, cs *mcp.ClientSession, session, gold string) st
 	return d.Patch
 }
 
+// assertAsEvaluator checks a submission's verdict and report.json against
+// swebench_evaluate's (swebench.Evaluate's, on the server's engine) for
+// the same patch.
+func assertAsEvaluator(t *testing.T, cs *mcp.ClientSession, id, patch string, got taskSubmitOut) {
+	t.Helper()
+	want, _ := callOK[evaluateOut](t, cs, "swebench_evaluate", map[string]any{"instance_id": id, "patch": patch})
+	assert.Equal(t, want.Resolved, got.Resolved, id)
+	assert.Equal(t, want.Status, got.Status, id)
+	assert.Equal(t, want.Outcome, got.Outcome, id)
+	wantReport, _ := json.Marshal(want.Report)
+	gotReport, _ := json.Marshal(got.Report)
+	assert.JSONEq(t, string(wantReport), string(gotReport), id)
+}
+
 // TestTaskTools drives every demo instance through the swebench_task_*
 // tools with the SDK's client: the scripted agent's gold reproduction
 // resolves, the no-op after a reset does not, and each verdict and
@@ -69,14 +83,7 @@ func TestTaskTools(t *testing.T) {
 		t.Fatal("the background submission did not end")
 		return taskSubmitOut{}
 	}
-	asEval := func(t *testing.T, id, patch string, got taskSubmitOut) {
-		want, _ := callOK[evaluateOut](t, cs, "swebench_evaluate", map[string]any{"instance_id": id, "patch": patch})
-		assert.Equal(t, want.Resolved, got.Resolved, id)
-		assert.Equal(t, want.Status, got.Status, id)
-		wantReport, _ := json.Marshal(want.Report)
-		gotReport, _ := json.Marshal(got.Report)
-		assert.JSONEq(t, string(wantReport), string(gotReport), id)
-	}
+	asEval := func(t *testing.T, id, patch string, got taskSubmitOut) { assertAsEvaluator(t, cs, id, patch, got) }
 
 	for i, row := range demo.Rows {
 		t.Run(row.ID, func(t *testing.T) {

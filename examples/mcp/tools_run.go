@@ -170,6 +170,9 @@ func (s *server) addRunTools(srv *mcp.Server) {
 			"images come back as images you can see, other files as resources or links. Use a session (session_create) to keep files or installed packages between calls.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in runPythonIn) (*mcp.CallToolResult, error) {
+		if err := s.box.agentRuns(); err != nil {
+			return nil, err
+		}
 		files, err := s.files(c.owner, in.Files)
 		if err != nil {
 			return nil, err
@@ -196,6 +199,9 @@ func (s *server) addRunTools(srv *mcp.Server) {
 			"Returns stdout, stderr, exit status and the files written under output/ (images shown as images).",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in runShellIn) (*mcp.CallToolResult, error) {
+		if err := s.box.agentRuns(); err != nil {
+			return nil, err
+		}
 		img, err := s.image(in.Image)
 		if err != nil {
 			return nil, err
@@ -226,6 +232,9 @@ func (s *server) addRunTools(srv *mcp.Server) {
 			"run and reported by pytest. Returns a verdict per case (what was returned, what was expected, why it failed) and what to fix next. Nothing the code prints can change a verdict.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in runTestsIn) (*mcp.CallToolResult, error) {
+		if err := s.box.agentRuns(); err != nil {
+			return nil, err
+		}
 		if len(in.Tests) == 0 {
 			return nil, toolErrorf("tests is empty: give at least one case, e.g. {\"args\": [2, 3], \"expected\": 5}")
 		}

@@ -21,11 +21,18 @@ const module = "github.com/swebox/swebox"
 // (directly, or with deps also indirectly), tests excluded.
 func goList(t *testing.T, pattern string, deps bool) map[string][]string {
 	t.Helper()
+	return goListTags(t, "", pattern, deps)
+}
+
+// goListTags is goList with build tags (comma-separated), as
+// `go build -tags` takes them.
+func goListTags(t *testing.T, tags, pattern string, deps bool) map[string][]string {
+	t.Helper()
 	format := `{{.ImportPath}}:{{join .Imports " "}}`
 	if deps {
 		format = `{{.ImportPath}}:{{join .Deps " "}}`
 	}
-	return list(t, "-f", format, module+"/"+pattern)
+	return list(t, "-tags", tags, "-f", format, module+"/"+pattern)
 }
 
 // list runs go list with args, whose format prints a package and the
@@ -141,7 +148,8 @@ func TestAgentPartsPointOneWay(t *testing.T) {
 // agent or pytestparse (or any of their packages but sandbox/kube) links no
 // k8s.io package, so that a program that offers no --kubeconfig compiles
 // without client-go. Only sandbox/kube and the programs that offer
-// --kubeconfig (and internal/kubetest, for tests) link it.
+// --kubeconfig (and internal/kubetest, for tests) link it; the MCP server
+// offers it only when built with -tags kube.
 func TestOnlyTheKubernetesBackendLinksKubernetes(t *testing.T) {
 	kube := module + "/sandbox/kube"
 	checked := 0
@@ -157,9 +165,13 @@ func TestOnlyTheKubernetesBackendLinksKubernetes(t *testing.T) {
 		}
 	}
 	assert.Greater(t, checked, 10, "the patterns matched the module's packages")
-	// The rule has teeth: the backend itself does link client-go.
+	// The rule has teeth: the backend itself does link client-go, and so
+	// does the MCP server built with its kube tag (kube.go).
 	deps := goList(t, "sandbox/kube", true)[kube]
 	assert.Contains(t, deps, "k8s.io/client-go/kubernetes")
+	mcp := goListTags(t, "kube", "examples/mcp", true)[module+"/examples/mcp"]
+	assert.Contains(t, mcp, kube)
+	assert.Contains(t, mcp, "k8s.io/client-go/kubernetes")
 }
 
 // TestBackendSeamIsInternal: the contract a backend implements lives in an
