@@ -342,6 +342,27 @@ func TestTimeoutKillsACommandThatStartedLate(t *testing.T) {
 	assert.NotContains(t, ps.Stdout.String(), "sleep 1007", "the command that started after its first kill was killed too")
 }
 
+// TestTimeoutKillRunsOnceForACommandThatRan: a timed-out command whose
+// process the first kill found and killed is not killed again after its
+// stream ends: nothing of it can start after that kill, and each kill is an
+// exec. The command is timed out by cancelling its context once it printed,
+// so that it surely ran when the first kill came.
+func TestTimeoutKillRunsOnceForACommandThatRan(t *testing.T) {
+	real := newClient(t)
+	fe := testenv.NewFaultyEngine(t, real.Host(), func(string) bool { return false })
+	c := newClient(t, sandbox.WithHost(fe.Host()), sandbox.WithExecAgent(false))
+	sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+	kills := fe.CountExecs("swebox-kill")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo started; sleep 1009 & sleep 1009"}, Stdout: cancelOnWrite(cancel)})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, 1, kills(), "one kill, which found the command")
+	ps := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"ps", "-eo", "args="}})
+	assert.NotContains(t, ps.Stdout.String(), "sleep 1009")
+}
+
 func TestTimeoutSparesOtherCommands(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
 		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})

@@ -34,7 +34,9 @@ const killAttempts = 3
 // its parent is a shim, non-dumpable and possibly started after the command,
 // which would otherwise match, and killing it would kill the script. A
 // process cannot make itself an ancestor of the script, so the exception
-// spares nothing of the command's. Exit status 3 means processes remained.
+// spares nothing of the command's. Exit status 3 means processes remained,
+// 4 that no process carried the marker: the command's exec had not started,
+// or it had ended with all its processes.
 //
 // read drops the NUL separators of /proc/PID/environ, so the variables run
 // together; the marker's value has a fixed length, so a substring match is
@@ -48,7 +50,7 @@ for d in /proc/[0-9]*; do
   envof "$d"
   case "$e" in *"$m"*) if [ -z "$min" ] || [ "$t" -lt "$min" ]; then min=$t; fi;; esac
 done
-[ -n "$min" ] || exit 0
+[ -n "$min" ] || exit 4
 anc=" "; a=$self
 while stat "/proc/$a" && [ "$ppid" -gt 1 ]; do anc="$anc$ppid "; a=$ppid; done
 scan() {
@@ -76,15 +78,17 @@ i=0; while scan KILL; [ "$found" -gt 0 ]; do
 done
 exit 0`
 
-// killCommand kills every process of the command with the given marker. When
-// that cannot be shown to have worked, it kills the container and marks the
-// sandbox unusable, so no process of the command survives either way.
-func (s *Sandbox) killCommand(marker, user string) error {
+// killCommand kills every process of the command with the given marker, and
+// reports whether it saw one: then the command's exec had started, and none
+// of its processes can start after the kill. When the kill cannot be shown
+// to have worked, it kills the container and marks the sandbox unusable, so
+// no process of the command survives either way.
+func (s *Sandbox) killCommand(marker, user string) (saw bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), killBudget)
 	defer cancel()
 	res, err := s.runInternal(ctx, []string{"/bin/sh", "-c", killScript, "swebox-kill", marker}, user, nil, nil)
-	if err == nil && res.ExitCode == 0 {
-		return nil
+	if err == nil && (res.ExitCode == 0 || res.ExitCode == 4) {
+		return res.ExitCode == 0, nil
 	}
 	cause := err
 	if cause == nil {
@@ -97,9 +101,9 @@ func (s *Sandbox) killCommand(marker, user string) error {
 	kctx, kcancel := context.WithTimeout(context.Background(), teardownTimeout)
 	defer kcancel()
 	if err := s.c.b.kill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
-		return s.c.engineErr("kill sandbox", err)
+		return true, s.c.engineErr("kill sandbox", err)
 	}
-	return nil
+	return true, nil
 }
 
 // runInternal runs a command of the package's own (not checked by the

@@ -284,15 +284,23 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		}
 		// The command may not have started when its time ran out (an exec
 		// is slow to start on a loaded engine), so the kill is repeated
-		// while its stream stays open, and once more after the stream
-		// ended: a process that started after one kill meets the next.
-		got := false
+		// while its stream stays open: a process that started after one
+		// kill meets the next. A kill that saw a process of the command
+		// shows that its exec had started, and after it nothing of the
+		// command can start; otherwise one more kill runs after the stream
+		// ended, for an exec that started after the last kill and ended by
+		// itself, leaving processes behind, or whose stream failed with
+		// its start still under way. So does one after a stream that we
+		// closed, which leaves that start in flight too.
+		got, saw, closed := false, false, false
 	kill:
 		for attempt := 1; ; attempt++ {
-			if err := s.killCommand(marker, user); err != nil {
+			found, err := s.killCommand(marker, user)
+			if err != nil {
 				runErr = errors.Join(runErr, err)
 				break
 			}
+			saw = saw || found
 			if s.isUnusable() {
 				break // the container was killed: its streams end
 			}
@@ -305,12 +313,12 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 					continue
 				}
 				stopStream()
-				out, got = <-done, true
+				out, got, closed = <-done, true, true
 				break kill
 			}
 		}
-		if !s.isUnusable() {
-			if err := s.killCommand(marker, user); err != nil {
+		if !s.isUnusable() && (closed || !saw || out.err != nil) {
+			if _, err := s.killCommand(marker, user); err != nil {
 				runErr = errors.Join(runErr, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,6 +28,9 @@ const RateLimitMessage = "toomanyrequests: You have reached your pull rate limit
 type FaultyEngine struct {
 	host  string
 	delay atomic.Pointer[execDelay]
+
+	mu     sync.Mutex
+	counts map[string]*atomic.Int64 // CountExecs
 }
 
 type execDelay struct {
@@ -43,6 +47,30 @@ func (f *FaultyEngine) DelayExecs(match string, d time.Duration) {
 		return
 	}
 	f.delay.Store(&execDelay{match: match, d: d})
+}
+
+// CountExecs counts, from now on, the execs created whose request (command,
+// environment) contains match; it returns how many so far.
+func (f *FaultyEngine) CountExecs(match string) func() int {
+	n := &atomic.Int64{}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.counts == nil {
+		f.counts = map[string]*atomic.Int64{}
+	}
+	f.counts[match] = n
+	return func() int { return int(n.Load()) }
+}
+
+// execCreated counts an exec created with the request body.
+func (f *FaultyEngine) execCreated(body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for match, n := range f.counts {
+		if strings.Contains(body, match) {
+			n.Add(1)
+		}
+	}
 }
 
 // NewFaultyEngine listens on a unix socket in a temporary directory and
@@ -73,16 +101,17 @@ func NewFaultyEngine(t testing.TB, engineHost string, pull func(ref string) (lim
 	}
 	f := &FaultyEngine{}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if dl := f.delay.Load(); dl != nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/exec") {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/exec") {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			if strings.Contains(string(body), dl.match) {
+			if dl := f.delay.Load(); dl != nil && strings.Contains(string(body), dl.match) {
 				time.Sleep(dl.d)
 			}
+			f.execCreated(string(body))
 		}
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/images/create") {
 			q := r.URL.Query()

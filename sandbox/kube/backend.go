@@ -130,6 +130,9 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		return "", err
 	}
 	avoidNodes(pod, k.lostNodes())
+	if k.test != nil && k.test.pod != nil {
+		k.test.pod(pod)
+	}
 	name, err := k.createPod(ctx, pod, false)
 	if err != nil {
 		pull.end(false)
@@ -181,11 +184,12 @@ func (k *Backend) awaitIsolation(ctx context.Context, id string, s sandbox.Spec)
 	if err != nil {
 		return err
 	}
+	cmd := []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, strconv.Itoa(probeTries), "deny", "1"}
+	if k.test != nil && k.test.probe != nil {
+		cmd = k.test.probe(cmd)
+	}
 	var out strings.Builder
-	st, err := k.Exec(ctx, id, seam.ExecCall{
-		Cmd:  []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, strconv.Itoa(probeTries), "deny", "1"},
-		User: s.User, Stdio: seam.Stdio{Stdout: &out, Stderr: &out},
-	})
+	st, err := k.Exec(ctx, id, seam.ExecCall{Cmd: cmd, User: s.User, Stdio: seam.Stdio{Stdout: &out, Stderr: &out}})
 	if err != nil {
 		return fmt.Errorf("wait for the network policy to isolate pod %s: %w", id, err)
 	}

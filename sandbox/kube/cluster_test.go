@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -138,4 +139,38 @@ func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
 	allowed, _ = required(second)
 	assert.Equal(t, nodes, allowed)
 	assert.Equal(t, nodes, kube.ProvenNodes(b), "the node was probed once it was Ready")
+}
+
+// A sandbox pod without a network that its namespace's default-deny policy
+// does not hold is never handed out: its own probe, run as the sandbox's
+// user, reaches the API server's address, so the start fails with an
+// *IsolationError and the pod is deleted. The nodes' proof passed first,
+// as on a cluster whose enforcer isolates the probe pods but misses a
+// sandbox; here the sandbox escapes the policy's selector, so the enforcer
+// of the shared cluster keeps running.
+func TestSandboxOutsideThePolicyIsRefused(t *testing.T) {
+	b := kubetest.Backend(t)
+	c := kubetest.ClientOf(t, b)
+	escaped := kube.EscapeIsolation(b)
+	const user = "1234:1235" // not the default, so that the probe's ids say whose they are
+	_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image(), User: user})
+	require.Error(t, err)
+	require.Equal(t, 1, escaped(), "the sandbox pod was created outside the policy")
+	require.ErrorIs(t, err, kube.ErrNetworkNotEnforced)
+	var ie *kube.IsolationError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, kubetest.Namespace, ie.Namespace)
+	assert.NotEmpty(t, ie.Node)
+	host, port := kubetest.APIHostPort(t)
+	assert.Equal(t, net.JoinHostPort(host, port), ie.Target)
+	assert.Contains(t, ie.Output, "uid "+user, "the probe runs as the sandbox's user")
+	assert.Contains(t, ie.Output, "gave up")
+	assert.Contains(t, ie.Output, "last: connected")
+
+	pods, err := kubetest.Clientset(t).CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: sandbox.LabelSession + "=" + c.Session()})
+	require.NoError(t, err)
+	for _, p := range pods.Items {
+		assert.NotNil(t, p.DeletionTimestamp, "pod %s of the refused sandbox is left behind", p.Name)
+	}
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,4 +55,24 @@ func ProvenNodes(b *Backend) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// EscapeIsolation makes the sandbox pods that b creates from now on escape
+// the namespace's default-deny NetworkPolicy, as pods on a node whose
+// enforcer skips them would: they carry the network label of pods with a
+// network, which the policy does not select, while b still treats them as
+// pods without one. Each pod's own isolation probe prints its user and
+// group ids first ("uid U:G"). It returns how many pods escaped so far.
+func EscapeIsolation(b *Backend) (escaped func() int) {
+	var n atomic.Int64
+	b.test = &testHooks{
+		pod: func(p *corev1.Pod) {
+			p.Labels[LabelNetwork] = "open"
+			n.Add(1)
+		},
+		probe: func(cmd []string) []string {
+			return append([]string{"/bin/sh", "-c", `echo "uid $(id -u):$(id -g)"; exec "$@"`, "swebox-uid"}, cmd...)
+		},
+	}
+	return func() int { return int(n.Load()) }
 }

@@ -144,6 +144,15 @@ type Backend struct {
 
 	noImageAffinity bool        // WithImageAffinity(false)
 	placer          imagePlacer // the pulls claimed for pods (images.go)
+
+	test *testHooks // nil but in this package's tests (export_test.go)
+}
+
+// testHooks let this package's tests reach states a healthy cluster never
+// shows; only export_test.go sets them.
+type testHooks struct {
+	pod   func(*corev1.Pod)       // edits a sandbox pod before it is created
+	probe func([]string) []string // rewrites the command of a pod's own isolation probe
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
