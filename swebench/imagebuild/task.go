@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swebox/swebox/internal/hosttar"
 	"github.com/swebox/swebox/swebench/harness"
 )
 
@@ -269,18 +270,11 @@ func taskContext(t TaskImage) ([]byte, string, error) {
 			if err != nil {
 				return err
 			}
-			link := ""
-			if info.Mode()&fs.ModeSymlink != 0 {
-				if link, err = root.Readlink(p); err != nil {
-					return err
-				}
-			}
-			hdr, err := tar.FileInfoHeader(info, link)
+			hdr, err := hosttar.Header(info, p, func() (string, error) { return root.Readlink(p) })
 			if err != nil {
 				return err
 			}
-			hdr.Name, hdr.ModTime = p, time.Unix(0, 0)
-			hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = 0, 0, "", ""
+			hdr.ModTime = time.Unix(0, 0)
 			if d.IsDir() {
 				hdr.Name += "/"
 			}
