@@ -11,6 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/swebox/swebox/internal/hosttar"
 )
 
 // DefaultCopyLimit caps the bytes of file content one copy moves.
@@ -382,16 +384,6 @@ func tarHostPath(hostPath string, contentsOnly bool, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		link := ""
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if link, err = os.Readlink(p); err != nil {
-				return err
-			}
-		}
-		h, err := tar.FileInfoHeader(info, link)
-		if err != nil {
-			return err
-		}
 		rel, err := filepath.Rel(base, p)
 		if err != nil {
 			return err
@@ -399,8 +391,10 @@ func tarHostPath(hostPath string, contentsOnly bool, w io.Writer) error {
 		if rel == "." {
 			return nil // the directory itself, with contentsOnly
 		}
-		h.Name = filepath.ToSlash(rel)
-		h.Uid, h.Gid, h.Uname, h.Gname = 0, 0, "", ""
+		h, err := hosttar.Header(info, filepath.ToSlash(rel), func() (string, error) { return os.Readlink(p) })
+		if err != nil {
+			return err
+		}
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}

@@ -310,29 +310,70 @@ func (b *builder) ensure(ctx context.Context, kind string, t Tier, from string) 
 	return nil
 }
 
+// build builds one tier, its files and log in its directory under
+// b.req.Dir, with the log text of 4.1.0's build_image.
 func (b *builder) build(ctx context.Context, t Tier) error {
 	dir := filepath.Join(b.req.Dir, filepath.FromSlash(t.Dir))
-	if err := writeTier(dir, t); err != nil {
+	platform := platformOf(t.Dockerfile)
+	prelude := fmt.Sprintf("Building image %s\nUsing dockerfile:\n%s\n", t.Name, t.Dockerfile)
+	if t.ScriptName != "" {
+		prelude += fmt.Sprintf("[SETUP SCRIPT] %s:\n%s\n", t.ScriptName, t.Script)
+	}
+	prelude += fmt.Sprintf("Building docker image %s in %s with platform %s\n", t.Name, dir, platform)
+	return loggedBuild{
+		Dir: dir, Name: t.Name, Platform: platform, NoCache: b.req.NoCache,
+		Write:   func() error { return writeTier(dir, t) },
+		Prelude: prelude,
+		Context: func() ([]byte, string, error) {
+			tarball, err := buildContext(t)
+			return tarball, "", err
+		},
+	}.run(ctx, b.eng)
+}
+
+// loggedBuild is one image build as an upstream builder runs it, its log
+// in BuildLog under Dir. The two builders swebox follows (4.1.0's tiers,
+// 5.0.2's task images) differ only in the text they log before the build
+// and in whether a failure to make the context is logged.
+type loggedBuild struct {
+	Dir      string
+	Name     string // the tag built
+	Platform string
+	NoCache  bool
+	// Write writes the build's files under Dir, before the log is created.
+	Write func() error
+	// Prelude is what the builder logs before the build.
+	Prelude string
+	// Context makes the build context and names its Dockerfile ("" for
+	// the context's own "Dockerfile").
+	Context func() ([]byte, string, error)
+	// ContextFailed, when set, is the line logged when Context fails.
+	ContextFailed func(error) string
+}
+
+// run writes the files, creates the log and writes the prelude, makes the
+// context and builds it, logging the build's output without its ANSI
+// escapes, then "Image built successfully!" or the error.
+func (lb loggedBuild) run(ctx context.Context, eng Engine) error {
+	if err := lb.Write(); err != nil {
 		return err
 	}
-	logf, err := os.Create(filepath.Join(dir, BuildLog))
+	logf, err := os.Create(filepath.Join(lb.Dir, BuildLog))
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	fmt.Fprintf(logf, "Building image %s\nUsing dockerfile:\n%s\n", t.Name, t.Dockerfile)
-	if t.ScriptName != "" {
-		fmt.Fprintf(logf, "[SETUP SCRIPT] %s:\n%s\n", t.ScriptName, t.Script)
-	}
-	platform := platformOf(t.Dockerfile)
-	fmt.Fprintf(logf, "Building docker image %s in %s with platform %s\n", t.Name, dir, platform)
-	tarball, err := buildContext(t)
+	io.WriteString(logf, lb.Prelude)
+	tarball, dockerfile, err := lb.Context()
 	if err != nil {
+		if lb.ContextFailed != nil {
+			io.WriteString(logf, lb.ContextFailed(err))
+		}
 		return err
 	}
-	_, err = b.eng.BuildImage(ctx, sandbox.BuildRequest{
-		Context: bytes.NewReader(tarball), Tags: []string{t.Name},
-		Platform: platform, NoCache: b.req.NoCache, Log: &ansiStripper{w: logf},
+	_, err = eng.BuildImage(ctx, sandbox.BuildRequest{
+		Context: bytes.NewReader(tarball), Dockerfile: dockerfile, Tags: []string{lb.Name},
+		Platform: lb.Platform, NoCache: lb.NoCache, Log: &ansiStripper{w: logf},
 	})
 	if err != nil {
 		fmt.Fprintf(logf, "Error: %v\n", err)

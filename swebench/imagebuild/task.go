@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/internal/hosttar"
 	"github.com/swebox/swebox/swebench/harness"
 )
 
@@ -215,33 +215,21 @@ func WriteTaskFiles(dir string, images []TaskImage) ([]string, error) {
 	return out, nil
 }
 
+// buildTask builds one task image, its files and log in its directory
+// under req.Dir, with the log text of 5.0.2's build_image.
 func buildTask(ctx context.Context, eng Engine, req TaskBuildRequest, t TaskImage) error {
 	dir := filepath.Join(req.Dir, filepath.FromSlash(t.Dir))
-	if _, err := WriteTaskFiles(req.Dir, []TaskImage{t}); err != nil {
-		return err
-	}
-	logf, err := os.Create(filepath.Join(dir, BuildLog))
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	fmt.Fprintf(logf, "Building image %s\nUsing dockerfile:\n%s\n\n", t.Name, t.Dockerfile)
-	fmt.Fprintf(logf, "Building docker image %s in %s with platform %s\n", t.Name, filepath.Join(dir, "Dockerfile"), t.Platform)
-	tarball, dockerfile, err := taskContext(t)
-	if err != nil {
-		fmt.Fprintf(logf, "Error building image %s: %v\n", t.Name, err)
-		return err
-	}
-	_, err = eng.BuildImage(ctx, sandbox.BuildRequest{
-		Context: bytes.NewReader(tarball), Dockerfile: dockerfile, Tags: []string{t.Name},
-		Platform: t.Platform, NoCache: req.NoCache, Log: &ansiStripper{w: logf},
-	})
-	if err != nil {
-		fmt.Fprintf(logf, "Error: %v\n", err)
-		return err
-	}
-	fmt.Fprintln(logf, "Image built successfully!")
-	return nil
+	return loggedBuild{
+		Dir: dir, Name: t.Name, Platform: t.Platform, NoCache: req.NoCache,
+		Write: func() error {
+			_, err := WriteTaskFiles(req.Dir, []TaskImage{t})
+			return err
+		},
+		Prelude: fmt.Sprintf("Building image %s\nUsing dockerfile:\n%s\n\n", t.Name, t.Dockerfile) +
+			fmt.Sprintf("Building docker image %s in %s with platform %s\n", t.Name, filepath.Join(dir, "Dockerfile"), t.Platform),
+		Context:       func() ([]byte, string, error) { return taskContext(t) },
+		ContextFailed: func(err error) string { return fmt.Sprintf("Error building image %s: %v\n", t.Name, err) },
+	}.run(ctx, eng)
 }
 
 // taskDockerfile is where the Dockerfile built sits in the context sent
@@ -282,18 +270,11 @@ func taskContext(t TaskImage) ([]byte, string, error) {
 			if err != nil {
 				return err
 			}
-			link := ""
-			if info.Mode()&fs.ModeSymlink != 0 {
-				if link, err = root.Readlink(p); err != nil {
-					return err
-				}
-			}
-			hdr, err := tar.FileInfoHeader(info, link)
+			hdr, err := hosttar.Header(info, p, func() (string, error) { return root.Readlink(p) })
 			if err != nil {
 				return err
 			}
-			hdr.Name, hdr.ModTime = p, time.Unix(0, 0)
-			hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = 0, 0, "", ""
+			hdr.ModTime = time.Unix(0, 0)
 			if d.IsDir() {
 				hdr.Name += "/"
 			}
