@@ -106,6 +106,7 @@ func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
 	if len(nodes) < 2 {
 		t.Skipf("needs two Ready nodes, the cluster has %v", nodes)
 	}
+	kube.ForgetProofs() // this backend proves the nodes itself
 	b := kubetest.Backend(t)
 	c := kubetest.ClientOf(t, b)
 	cs := kubetest.Clientset(t)
@@ -139,6 +140,36 @@ func TestIsolationIsProvenPerNodeBeforeUse(t *testing.T) {
 	allowed, _ = required(second)
 	assert.Equal(t, nodes, allowed)
 	assert.Equal(t, nodes, kube.ProvenNodes(b), "the node was probed once it was Ready")
+}
+
+// A node proven by one backend is proven for the process's other backends
+// of the same cluster and namespace: a second client probes nothing and
+// runs its sandbox on the proven nodes, while a backend of another
+// namespace (another policy) probes every node itself.
+func TestProofIsSharedWithinTheProcess(t *testing.T) {
+	nodes := kubetest.ReadyNodes(t)
+	kube.ForgetProofs()
+	create := func(b *kube.Backend) int {
+		t.Helper()
+		probed := kube.CountProbes(b)
+		sb, err := kubetest.ClientOf(t, b).Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+		require.NoError(t, err)
+		require.NoError(t, sb.Remove(context.Background()))
+		assert.Equal(t, nodes, kube.ProvenNodes(b))
+		return probed()
+	}
+	assert.Equal(t, len(nodes), create(kubetest.Backend(t)), "the first backend probes every node")
+	assert.Zero(t, create(kubetest.Backend(t)), "a second backend of the namespace probes none")
+
+	cs := kubetest.Clientset(t)
+	ns := fmt.Sprintf("swebox-proof-%d", time.Now().UnixNano()%1e9)
+	kubetest.EnsureNamespace(t, cs, ns)
+	t.Cleanup(func() {
+		assert.NoError(t, cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}))
+	})
+	other, err := kube.New(kubetest.Kubeconfig(t), kube.WithNamespace(ns))
+	require.NoError(t, err)
+	assert.Equal(t, len(nodes), create(other), "a backend of another namespace probes every node")
 }
 
 // A sandbox pod without a network that its namespace's default-deny policy

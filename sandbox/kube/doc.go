@@ -33,7 +33,9 @@
 // network runs on a node, a probe pod there must fail repeatedly to reach
 // the API server's address while a control pod beside it keeps reaching it,
 // and such sandboxes run only on proven nodes; a node that turns Ready or
-// joins later is probed first. The namespace's policies must leave such a
+// joins later is probed first. A node's proof holds for every client of
+// the process with the same cluster and namespace, and each such pod is
+// also held until its own probe is refused. The namespace's policies must leave such a
 // pod isolated ([PolicyError]). Otherwise the client refuses with an
 // [IsolationError] ([ErrNetworkNotEnforced]) unless
 // [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's

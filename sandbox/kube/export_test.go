@@ -57,6 +57,24 @@ func ProvenNodes(b *Backend) []string {
 	return out
 }
 
+// ForgetProofs forgets the nodes that this process's backends proved, so
+// that the next backend probes every node itself.
+func ForgetProofs() {
+	processProofs.mu.Lock()
+	defer processProofs.mu.Unlock()
+	clear(processProofs.proven)
+}
+
+// CountProbes counts the nodes b probes from now on.
+func CountProbes(b *Backend) (probed func() int) {
+	var n atomic.Int64
+	if b.test == nil {
+		b.test = &testHooks{}
+	}
+	b.test.probed = func(string) { n.Add(1) }
+	return func() int { return int(n.Load()) }
+}
+
 // EscapeIsolation makes the sandbox pods that b creates from now on escape
 // the namespace's default-deny NetworkPolicy, as pods on a node whose
 // enforcer skips them would: they carry the network label of pods with a

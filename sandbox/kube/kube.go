@@ -151,8 +151,9 @@ type Backend struct {
 // testHooks let this package's tests reach states a healthy cluster never
 // shows; only export_test.go sets them.
 type testHooks struct {
-	pod   func(*corev1.Pod)       // edits a sandbox pod before it is created
-	probe func([]string) []string // rewrites the command of a pod's own isolation probe
+	pod    func(*corev1.Pod)       // edits a sandbox pod before it is created
+	probe  func([]string) []string // rewrites the command of a pod's own isolation probe
+	probed func(node string)       // told of each node the backend probes
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -325,13 +326,41 @@ done
 echo "gave up after $n tries; last: $out"
 exit 1`
 
+// nodeProofs are the nodes where a backend of this process proved network
+// isolation, by API server and namespace. Another backend of the same
+// cluster and namespace takes them as its own, as a backend keeps its own
+// proof for its lifetime: the proof is about the namespace's policy and the
+// node's enforcer, which the backends share, and each sandbox pod is still
+// held until its own probe is refused (awaitIsolation). So a program that
+// makes several clients of one cluster (or a test binary, dozens) probes
+// each node once.
+type nodeProofs struct {
+	mu     sync.Mutex
+	proven map[[3]string]bool // API server, namespace, node
+}
+
+var processProofs = &nodeProofs{proven: map[[3]string]bool{}}
+
+func (p *nodeProofs) has(server, ns, node string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.proven[[3]string{server, ns, node}]
+}
+
+func (p *nodeProofs) add(server, ns, node string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.proven[[3]string{server, ns, node}] = true
+}
+
 // proveIsolation shows, once per node, that a pod under the default-deny
 // policy cannot reach the API server's address while a control pod without
 // it can, and returns the nodes where it holds, on which alone the caller
 // may run a sandbox without a network. A node that was not Ready, or not
 // yet in the cluster, when an earlier sandbox was proven is probed before
-// it is returned. It returns an *IsolationError when a policy pod got
-// through. The probe runs image, which must have python3 or bash.
+// it is returned. A node another backend of this process proved for the
+// same namespace counts as proven (nodeProofs). It returns an
+// *IsolationError when a policy pod got through. The probe runs image, which must have python3 or bash.
 func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[string]string) ([]string, error) {
 	podLabels, _ := labelsFor(labels)
 	podLabels[LabelNetwork] = "none"
@@ -356,17 +385,27 @@ func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[s
 		if n.Spec.Unschedulable || k.proven[n.Name] || !nodeReady(n) {
 			continue
 		}
+		if processProofs.has(k.rc.Host, k.ns, n.Name) {
+			k.proven[n.Name] = true
+			continue
+		}
 		targets = append(targets, n.Name)
 	}
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i, node := range targets {
-		wg.Go(func() { errs[i] = k.probeNode(ctx, node, image, host, port, labels) })
+		wg.Go(func() {
+			if k.test != nil && k.test.probed != nil {
+				k.test.probed(node)
+			}
+			errs[i] = k.probeNode(ctx, node, image, host, port, labels)
+		})
 	}
 	wg.Wait()
 	for i, node := range targets {
 		if errs[i] == nil {
 			k.proven[node] = true
+			processProofs.add(k.rc.Host, k.ns, node)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
