@@ -454,8 +454,8 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 	}
 	conn, err := a.dial(ctx)
 	if err != nil {
-		if !s.isRunning(context.WithoutCancel(ctx)) {
-			return ExecResult{}, fmt.Errorf("%w: exec %q: %w", ErrNotRunning, req.Cmd[0], err), true
+		if running, why := s.stopped(context.WithoutCancel(ctx)); !running {
+			return ExecResult{}, fmt.Errorf("%w (%s): exec %q: %w", ErrNotRunning, why, req.Cmd[0], err), true
 		}
 		// Something in the sandbox ended its agent; the engine still works.
 		s.c.log.Debug("exec agent gone; commands go through the engine", "id", shortID(s.id), "cause", err)

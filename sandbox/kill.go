@@ -127,8 +127,10 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 	if err != nil {
 		return ExecResult{}, s.execErr(icx, err, cmd[0], res.Stdout)
 	}
-	if st.NoProcess && !s.isRunning(icx) {
-		return ExecResult{}, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, cmd[0], strings.TrimSpace(res.Stdout.String()))
+	if st.NoProcess {
+		if running, why := s.stopped(icx); !running {
+			return ExecResult{}, notStarted(cmd[0], why, res.Stdout)
+		}
 	}
 	return res, nil
 }

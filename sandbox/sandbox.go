@@ -340,8 +340,10 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		}
 		return res, errors.Join(runErr, s.execErr(icx, out.err, req.Cmd[0], res.Stdout))
 	}
-	if out.st.NoProcess && !res.TimedOut && !s.isRunning(icx) {
-		return ExecResult{}, errors.Join(runErr, fmt.Errorf("%w: exec %q did not start: %s", ErrNotRunning, req.Cmd[0], strings.TrimSpace(res.Stdout.String())))
+	if out.st.NoProcess && !res.TimedOut {
+		if running, why := s.stopped(icx); !running {
+			return ExecResult{}, errors.Join(runErr, notStarted(req.Cmd[0], why, res.Stdout))
+		}
 	}
 	res.ExitCode = out.st.ExitCode
 	if out.st.Running && !res.TimedOut {
@@ -361,11 +363,38 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 // isRunning reports whether the sandbox's main process runs; a backend that
 // cannot answer counts as running, so that its error surfaces instead.
 func (s *Sandbox) isRunning(ctx context.Context) bool {
+	running, _ := s.stopped(ctx)
+	return running
+}
+
+// stopped is isRunning that also says, when the main process does not run,
+// what the backend knows of its end: its exit status, the OOM killer, and
+// the last line it wrote, so that an ErrNotRunning error explains itself.
+func (s *Sandbox) stopped(ctx context.Context) (running bool, why string) {
 	st, err := s.c.b.inspect(ctx, s.id)
-	if err != nil {
-		return !errors.Is(err, errNotFound)
+	if errors.Is(err, errNotFound) {
+		return false, "the sandbox no longer exists"
 	}
-	return st.Running
+	if err != nil || st.Running {
+		return true, ""
+	}
+	why = fmt.Sprintf("its main process exited with status %d", st.ExitCode)
+	if st.OOMKilled {
+		why += ", killed by the kernel's OOM killer"
+	}
+	var out strings.Builder
+	if err := s.c.b.logs(ctx, s.id, "1", &out, &out); err == nil {
+		if line := strings.TrimSpace(out.String()); line != "" {
+			why += fmt.Sprintf(", last writing %q", lastLine(line))
+		}
+	}
+	return false, why
+}
+
+// notStarted is the error of a command that did not start because the
+// sandbox stopped; stdout holds the engine's message.
+func notStarted(cmd, why string, stdout Output) error {
+	return fmt.Errorf("%w (%s): exec %q did not start: %s", ErrNotRunning, why, cmd, strings.TrimSpace(stdout.String()))
 }
 
 // State reports the state of the sandbox's main process.
@@ -382,10 +411,11 @@ func (s *Sandbox) State(ctx context.Context) (State, error) {
 // failed in a sandbox that no longer runs is an [ErrNotRunning] error; the
 // engine's own message never passes for the command's output.
 func (s *Sandbox) execErr(ctx context.Context, err error, cmd string, stdout Output) error {
-	if s.isRunning(ctx) {
+	running, why := s.stopped(ctx)
+	if running {
 		return s.c.engineErr("exec "+cmd, err)
 	}
-	msg := "the sandbox is not running"
+	msg := "the sandbox is not running: " + why
 	if out := strings.TrimSpace(stdout.String()); out != "" {
 		msg += "; output: " + lastLine(out)
 	}

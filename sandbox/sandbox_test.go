@@ -491,6 +491,21 @@ func testExecInStoppedContainer(t *testing.T, c *sandbox.Client) {
 		require.NoError(t, sb.Kill(context.Background(), "KILL"))
 		_, err := sb.Exec(context.Background(), echo)
 		require.ErrorIs(t, err, sandbox.ErrNotRunning)
+		assert.Contains(t, err.Error(), "exited with status 137", "the error tells how the sandbox ended")
+	})
+
+	t.Run("main process ended by itself", func(t *testing.T) {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo farewell >/proc/1/fd/2 && kill -TERM 1"}})
+		require.NoError(t, err)
+		require.Zero(t, res.ExitCode, res.Stderr.String())
+		require.Eventually(t, func() bool {
+			st, err := sb.State(context.Background())
+			return err == nil && !st.Running
+		}, 30*time.Second, 50*time.Millisecond)
+		_, err = sb.Exec(context.Background(), echo)
+		require.ErrorIs(t, err, sandbox.ErrNotRunning)
+		assert.Contains(t, err.Error(), `exited with status 0, last writing "farewell"`, "the error tells how the sandbox ended and its last words")
 	})
 
 	for _, tc := range []struct {
