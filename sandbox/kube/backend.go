@@ -105,7 +105,8 @@ func kubeErr(op string, err error) error {
 }
 
 // create submits the pod (a pod starts once it exists; start waits for it).
-// A sandbox without a network first needs the namespace's isolation proven.
+// A sandbox without a network goes to a Ready node whose isolation proof is
+// under way or passed (startProofs); Start waits for it.
 func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spec]) (string, error) {
 	s := req.Spec
 	if s.Limits.PidsLimit != sandbox.DefaultPidsLimit {
@@ -113,10 +114,10 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		// pod of a node alike.
 		return "", &sandbox.SpecError{Field: "sandbox.Limits.PidsLimit", Reason: fmt.Sprintf("on Kubernetes the nodes' podPidsLimit applies; only the default %d is accepted", sandbox.DefaultPidsLimit)}
 	}
-	var proven []string
+	var proving []string
 	if s.Relax.Network == "" {
 		var err error
-		if proven, err = k.proveIsolation(ctx, s.Image, req.Labels); err != nil {
+		if proving, err = k.startProofs(ctx, s.Image, req.Labels); err != nil {
 			return "", err
 		}
 	}
@@ -125,7 +126,7 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 		return "", err
 	}
 	lease(pod)
-	pull, err := k.placeImage(ctx, pod, s.Image, proven)
+	pull, err := k.placeImage(ctx, pod, s.Image, proving)
 	if err != nil {
 		return "", err
 	}
@@ -144,15 +145,35 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 	return name, nil
 }
 
-// start waits until the pod runs and copies the workspace in.
+// start waits until the pod runs and copies the workspace in. A sandbox
+// without a network is held until its node's isolation proof and its own
+// probe have both passed.
 func (k *Backend) Start(ctx context.Context, id string) error {
-	if err := k.waitRunning(ctx, id); err != nil {
+	node, err := k.waitRunning(ctx, id)
+	if err != nil {
 		return err
 	}
 	info := k.info(id)
 	if info != nil && info.spec.Relax.Network == "" && !k.trustNP {
-		if err := k.awaitIsolation(ctx, id, info.spec); err != nil {
+		var own error
+		probed := make(chan struct{})
+		octx, stopOwn := context.WithCancel(ctx)
+		defer stopOwn()
+		go func() {
+			defer close(probed)
+			own = k.awaitIsolation(octx, id, info.spec)
+		}()
+		// The node's proof, which has a control, is the better witness:
+		// a pod's own probe is also refused where the address is out of
+		// every pod's reach. When it fails, the pod's probe is moot.
+		if err := k.awaitProof(ctx, node); err != nil {
+			stopOwn()
+			<-probed
 			return err
+		}
+		<-probed
+		if own != nil {
+			return own
 		}
 	}
 	if info != nil {

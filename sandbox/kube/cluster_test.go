@@ -172,6 +172,91 @@ func TestProofIsSharedWithinTheProcess(t *testing.T) {
 	assert.Equal(t, len(nodes), create(other), "a backend of another namespace probes every node")
 }
 
+// The first sandbox's pod is created and runs while its node's isolation
+// proof is under way, and is handed out only once that proof has passed; a
+// proof that fails fails the sandbox, whatever the pod's own probe finds,
+// and its pod is deleted; the next sandbox proves the node again.
+func TestSandboxWaitsForItsNodesProof(t *testing.T) {
+	nodes := kubetest.ReadyNodes(t)
+	cs := kubetest.Clientset(t)
+	kube.ForgetProofs()
+	b := kubetest.Backend(t)
+	c := kubetest.ClientOf(t, b)
+	gate := make(chan error)
+	kube.GateProofs(b, gate)
+	running := func() int {
+		list, err := cs.CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+			metav1.ListOptions{LabelSelector: sandbox.LabelSession + "=" + c.Session()})
+		require.NoError(t, err)
+		n := 0
+		for _, p := range list.Items {
+			if p.Status.Phase == "Running" {
+				n++
+			}
+		}
+		return n
+	}
+
+	type created struct {
+		sb  *sandbox.Sandbox
+		err error
+	}
+	create := func() <-chan created {
+		done := make(chan created, 1)
+		go func() {
+			sb, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+			done <- created{sb, err}
+		}()
+		return done
+	}
+	done := create()
+	require.Eventually(t, func() bool { return running() == 1 }, 2*time.Minute, 100*time.Millisecond,
+		"the sandbox's pod runs while the proofs are held")
+	select {
+	case r := <-done:
+		t.Fatalf("the sandbox was handed out before its node's proof passed (err %v)", r.err)
+	case <-time.After(3 * time.Second): // long past its own probe
+	}
+	for range nodes {
+		gate <- nil // each node's proof goes on to its probe pods
+	}
+	r := <-done
+	require.NoError(t, r.err)
+	res, err := r.sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"echo", "ran"}})
+	require.NoError(t, err)
+	assert.Equal(t, "ran\n", res.Stdout.String())
+	require.NoError(t, r.sb.Remove(context.Background()))
+	assert.Equal(t, nodes, kube.ProvenNodes(b))
+
+	// Another backend, whose proofs fail.
+	kube.ForgetProofs()
+	b2 := kubetest.Backend(t)
+	c = kubetest.ClientOf(t, b2)
+	kube.GateProofs(b2, gate)
+	done = create()
+	for range nodes {
+		gate <- errors.New("the proof failed here")
+	}
+	r = <-done
+	require.ErrorContains(t, r.err, "the proof failed here")
+	pods, err := cs.CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+		metav1.ListOptions{LabelSelector: sandbox.LabelSession + "=" + c.Session()})
+	require.NoError(t, err)
+	for _, p := range pods.Items {
+		assert.NotNil(t, p.DeletionTimestamp, "pod %s of the refused sandbox is left behind", p.Name)
+	}
+	assert.Empty(t, kube.ProvenNodes(b2))
+
+	// The next sandbox proves the nodes again, and this time they hold.
+	probed := kube.CountProbes(b2)
+	kube.GateProofs(b2, nil)
+	sb, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	require.NoError(t, sb.Remove(context.Background()))
+	assert.Equal(t, len(nodes), probed(), "every failed proof ran again")
+	assert.Equal(t, nodes, kube.ProvenNodes(b2))
+}
+
 // A sandbox pod without a network that its namespace's default-deny policy
 // does not hold is never handed out: its own probe, run as the sandbox's
 // user, reaches the API server's address, so the start fails with an

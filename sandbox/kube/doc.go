@@ -30,12 +30,13 @@
 // to SPDY) where it cannot start; copies are tar over exec.
 // "Network none" is a default-deny NetworkPolicy, which holds only where the
 // cluster enforces NetworkPolicy: before the first sandbox without a
-// network runs on a node, a probe pod there must fail repeatedly to reach
-// the API server's address while a control pod beside it keeps reaching it,
-// and such sandboxes run only on proven nodes; a node that turns Ready or
-// joins later is probed first. A node's proof holds for every client of
-// the process with the same cluster and namespace, and each such pod is
-// also held until its own probe is refused. The namespace's policies must leave such a
+// network is handed out on a node, a probe pod there must fail repeatedly to
+// reach the API server's address while a control pod beside it keeps
+// reaching it; a node that turns Ready or joins later is probed when a
+// sandbox may go there. The proof runs while the first sandboxes' pods
+// start, which are held until it has passed on their node and their own
+// probe is refused. A node's proof holds for every client of the process
+// with the same cluster and namespace. The namespace's policies must leave such a
 // pod isolated ([PolicyError]). Otherwise the client refuses with an
 // [IsolationError] ([ErrNetworkNotEnforced]) unless
 // [WithUnprovenNetworkPolicy] relaxes the proof. Commands run as the Pod's

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"maps"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -45,13 +46,17 @@ func ClearNodeView(b *Backend) {
 	b.loss.nodes = nil
 }
 
-// ProvenNodes lists the nodes where b proved network isolation.
+// ProvenNodes lists the nodes where b proved network isolation, once the
+// proofs under way have ended.
 func ProvenNodes(b *Backend) []string {
 	b.probeMu.Lock()
-	defer b.probeMu.Unlock()
+	proofs := maps.Clone(b.proofs)
+	b.probeMu.Unlock()
 	var out []string
-	for n := range b.proven {
-		out = append(out, n)
+	for n, p := range proofs {
+		if <-p.done; p.err == nil {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -63,6 +68,20 @@ func ForgetProofs() {
 	processProofs.mu.Lock()
 	defer processProofs.mu.Unlock()
 	clear(processProofs.proven)
+}
+
+// GateProofs makes each node proof that b starts from now on wait for a
+// value from gate, and fail with it when it is not nil; a nil gate ends
+// that.
+func GateProofs(b *Backend, gate <-chan error) {
+	if b.test == nil {
+		b.test = &testHooks{}
+	}
+	if gate == nil {
+		b.test.proof = nil
+		return
+	}
+	b.test.proof = func(string) error { return <-gate }
 }
 
 // CountProbes counts the nodes b probes from now on.

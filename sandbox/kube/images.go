@@ -195,10 +195,11 @@ func (k *Backend) load(ctx context.Context) (nodeLoad, error) {
 }
 
 // placeImage chooses the nodes a pod of image may run on among the
-// eligible ones (within proven when it is not empty), waiting while every
-// candidate is pulling the image. It returns the pull the pod claims (nil:
-// none), which the caller ends. With placement off, or no eligible node, it
-// leaves the choice to the scheduler (within proven).
+// eligible ones (within proven, the nodes whose isolation proof passed or
+// is under way, when it is not empty), waiting while every candidate is
+// pulling the image. It returns the pull the pod claims (nil: none), which
+// the caller ends. With placement off, or no eligible node, it leaves the
+// choice to the scheduler (within proven).
 func (k *Backend) placeImage(ctx context.Context, pod *corev1.Pod, image string, proven []string) (*nodePull, error) {
 	if k.noImageAffinity || image == "" {
 		if len(proven) > 0 {

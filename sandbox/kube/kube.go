@@ -132,7 +132,7 @@ type Backend struct {
 	trustNP bool // the caller relaxed the egress proof
 
 	probeMu sync.Mutex
-	proven  map[string]bool // nodes where isolation was proven
+	proofs  map[string]*nodeProof // each node's isolation proof, by node
 
 	mu   sync.Mutex
 	pods map[string]*podInfo // the pods this client created, by name
@@ -154,6 +154,7 @@ type testHooks struct {
 	pod    func(*corev1.Pod)       // edits a sandbox pod before it is created
 	probe  func([]string) []string // rewrites the command of a pod's own isolation probe
 	probed func(node string)       // told of each node the backend probes
+	proof  func(node string) error // runs first in each node's proof; an error fails it
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
@@ -166,10 +167,10 @@ var quietKlog sync.Once
 // It reads the kubeconfig but does not contact the cluster; the first call
 // that needs it does.
 //
-// Before the first sandbox without a network runs, the client proves from
+// Before a sandbox without a network is handed out, the client proves from
 // inside probe pods that the namespace's default-deny NetworkPolicy holds on
-// every Ready node, and refuses with an *IsolationError when it does not
-// (see WithUnprovenNetworkPolicy).
+// its node, and refuses with an *IsolationError when it does not (see
+// WithUnprovenNetworkPolicy).
 func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	if kubeconfig == "" {
 		return nil, errors.New("kube: empty kubeconfig path")
@@ -195,7 +196,7 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	return &Backend{
 		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
 		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace, noImageAffinity: cfg.noImageAffinity,
-		proven: map[string]bool{}, pods: map[string]*podInfo{},
+		proofs: map[string]*nodeProof{}, pods: map[string]*podInfo{},
 	}, nil
 }
 
@@ -353,15 +354,42 @@ func (p *nodeProofs) add(server, ns, node string) {
 	p.proven[[3]string{server, ns, node}] = true
 }
 
-// proveIsolation shows, once per node, that a pod under the default-deny
-// policy cannot reach the API server's address while a control pod without
-// it can, and returns the nodes where it holds, on which alone the caller
-// may run a sandbox without a network. A node that was not Ready, or not
-// yet in the cluster, when an earlier sandbox was proven is probed before
-// it is returned. A node another backend of this process proved for the
-// same namespace counts as proven (nodeProofs). It returns an
-// *IsolationError when a policy pod got through. The probe runs image, which must have python3 or bash.
-func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[string]string) ([]string, error) {
+// nodeProof is one node's isolation proof: started by the first sandbox
+// that may run on the node, and awaited by each sandbox that does before it
+// is handed out (Start).
+type nodeProof struct {
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+// failed reports whether the proof has ended without holding.
+func (p *nodeProof) failed() bool {
+	select {
+	case <-p.done:
+		return p.err != nil
+	default:
+		return false
+	}
+}
+
+// proofTimeout bounds one node's proof: the image's pull (when the node
+// lacks it) and the two probe pods.
+const proofTimeout = prepullDeadline + 2*time.Minute
+
+// startProofs makes sure of the namespace's default-deny policy and starts,
+// on each Ready node without a proof under way or passed, the proof that a
+// pod under the policy cannot reach the API server's address while a
+// control pod without it can (probeNode); a proof that failed is started
+// again. It returns the Ready nodes, on which alone the caller may place a
+// sandbox without a network. The proofs run while the sandbox's pod is
+// created and starts, and Start holds the pod until its node's proof has
+// held (awaitProof), as it holds it until its own probe is refused: nothing
+// of the caller's runs in a pod before both. A node that was not Ready, or
+// not yet in the cluster, when an earlier sandbox was placed is probed
+// when a later one may go there. A node another backend of this process
+// proved for the same namespace counts as proven (nodeProofs). The probes
+// run image, which must have python3 or bash.
+func (k *Backend) startProofs(ctx context.Context, image string, labels map[string]string) ([]string, error) {
 	podLabels, _ := labelsFor(labels)
 	podLabels[LabelNetwork] = "none"
 	if err := k.ensurePolicy(ctx, podLabels); err != nil {
@@ -380,48 +408,64 @@ func (k *Backend) proveIsolation(ctx context.Context, image string, labels map[s
 	}
 	k.probeMu.Lock()
 	defer k.probeMu.Unlock()
-	var targets []string
+	var ready []string
 	for _, n := range nodes {
-		if n.Spec.Unschedulable || k.proven[n.Name] || !nodeReady(n) {
+		if n.Spec.Unschedulable || !nodeReady(n) {
 			continue
 		}
+		ready = append(ready, n.Name)
+		if p := k.proofs[n.Name]; p != nil && !p.failed() {
+			continue
+		}
+		p := &nodeProof{done: make(chan struct{})}
+		k.proofs[n.Name] = p
 		if processProofs.has(k.rc.Host, k.ns, n.Name) {
-			k.proven[n.Name] = true
+			close(p.done)
 			continue
 		}
-		targets = append(targets, n.Name)
-	}
-	errs := make([]error, len(targets))
-	var wg sync.WaitGroup
-	for i, node := range targets {
-		wg.Go(func() {
-			if k.test != nil && k.test.probed != nil {
-				k.test.probed(node)
+		if k.test != nil && k.test.probed != nil {
+			k.test.probed(n.Name)
+		}
+		// The proof is the node's, not this call's: a caller that gives
+		// up leaves it to the others that wait for it.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), proofTimeout)
+		go func(node string) {
+			defer cancel()
+			defer close(p.done)
+			if k.test != nil && k.test.proof != nil {
+				if p.err = k.test.proof(node); p.err != nil {
+					return
+				}
 			}
-			errs[i] = k.probeNode(ctx, node, image, host, port, labels)
-		})
+			p.err = k.probeNode(pctx, node, image, host, port, labels)
+			if p.err == nil {
+				processProofs.add(k.rc.Host, k.ns, node)
+			}
+		}(n.Name)
 	}
-	wg.Wait()
-	for i, node := range targets {
-		if errs[i] == nil {
-			k.proven[node] = true
-			processProofs.add(k.rc.Host, k.ns, node)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	var proven []string
-	for _, n := range nodes {
-		if k.proven[n.Name] {
-			proven = append(proven, n.Name)
-		}
-	}
-	if len(proven) == 0 {
+	if len(ready) == 0 {
 		return nil, fmt.Errorf("prove network isolation: no Ready node to probe")
 	}
-	sort.Strings(proven)
-	return proven, nil
+	sort.Strings(ready)
+	return ready, nil
+}
+
+// awaitProof waits for the isolation proof of the node a pod runs on.
+func (k *Backend) awaitProof(ctx context.Context, node string) error {
+	k.probeMu.Lock()
+	p := k.proofs[node]
+	k.probeMu.Unlock()
+	if p == nil {
+		// Placement keeps a sandbox without a network to nodes whose proof
+		// was started.
+		return fmt.Errorf("prove network isolation: pod placed on node %s, which was not probed", node)
+	}
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return fmt.Errorf("prove network isolation on node %s: %w", node, ctx.Err())
+	}
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -548,7 +592,7 @@ func (k *Backend) createPod(ctx context.Context, pod *corev1.Pod, running bool) 
 	if !running {
 		return name, nil
 	}
-	if err := k.waitRunning(ctx, name); err != nil {
+	if _, err := k.waitRunning(ctx, name); err != nil {
 		return "", errors.Join(err, k.deletePod(context.WithoutCancel(ctx), name))
 	}
 	return name, nil
@@ -620,8 +664,12 @@ func (e *rateLimitError) Error() string   { return e.err.Error() }
 func (e *rateLimitError) Unwrap() []error { return []error{sandbox.ErrRateLimited, e.err} }
 
 // waitRunning waits until the pod's sandbox container runs.
-func (k *Backend) waitRunning(ctx context.Context, name string) error {
-	return k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) { return podState(p) })
+func (k *Backend) waitRunning(ctx context.Context, name string) (node string, err error) {
+	err = k.waitPod(ctx, name, func(p *corev1.Pod) (bool, error) {
+		node = p.Spec.NodeName
+		return podState(p)
+	})
+	return node, err
 }
 
 // waitDone waits until the pod has succeeded or failed.

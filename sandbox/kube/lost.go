@@ -145,7 +145,7 @@ func avoidNodes(pod *corev1.Pod, nodes []string) {
 }
 
 // onlyNodes makes pod run on one of nodes: a rule, for the nodes where
-// network isolation was proven.
+// network isolation is proven or being proven.
 func onlyNodes(pod *corev1.Pod, nodes []string) {
 	if pod.Spec.Affinity == nil {
 		pod.Spec.Affinity = &corev1.Affinity{}

@@ -57,7 +57,7 @@ const (
 //   - /tmp and HOME: memory-backed emptyDirs with TmpSize as sizeLimit
 //   - init that reaps: shareProcessNamespace, the pause process is PID 1
 //   - network none: label swebox.network=none, selected by the namespace's
-//     default-deny NetworkPolicy (proven before use, see proveIsolation)
+//     default-deny NetworkPolicy (proven before use, see startProofs)
 //   - no credentials: automountServiceAccountToken and enableServiceLinks off
 //   - wall clock: activeDeadlineSeconds
 //   - pids: the kubelet's podPidsLimit (per node, not per pod)
