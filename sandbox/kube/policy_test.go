@@ -84,8 +84,9 @@ func TestPoliciesIsolate(t *testing.T) {
 // The isolation probe decides on a streak, never on one connection: the
 // deny probe needs probeStreak failed connections in a row (a connection
 // between them starts over), the control as many successes. The
-// connections here are a scripted python3 that answers from a list; an
-// image with neither python3 nor bash cannot probe at all.
+// connections here are a scripted bash (or, in an image without bash,
+// python3) that answers from a list; an image with neither cannot probe at
+// all.
 func TestProbeScriptNeedsAStreak(t *testing.T) {
 	type testCase struct {
 		name    string
@@ -107,30 +108,44 @@ func TestProbeScriptNeedsAStreak(t *testing.T) {
 			code: 1, out: "gave up"},
 		{name: "nothing to probe with", want: "deny", code: 2, out: "no python3 or bash"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			seq := filepath.Join(dir, "answers")
-			require.NoError(t, os.WriteFile(seq, []byte(strings.Join(tc.answers, "\n")+"\n"), 0o644))
-			if tc.answers != nil {
-				fake := "#!/bin/sh\nn=$(cat " + seq + ".n 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + seq + ".n; sed -n \"${n}p\" " + seq + "\n"
-				require.NoError(t, os.WriteFile(filepath.Join(dir, "python3"), []byte(fake), 0o755))
-			}
-			path := dir
-			if tc.answers != nil {
-				path += ":/usr/bin:/bin" // sed, cat, tail, sleep
-			}
-			cmd := exec.Command("/bin/sh", "-c", probeScript, "swebox-probe", "192.0.2.1", "443", strconv.Itoa(max(len(tc.answers), 1)), tc.want, strconv.Itoa(probeStreak))
-			cmd.Env = []string{"PATH=" + path}
-			out, err := cmd.CombinedOutput()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else {
-				require.NoError(t, err)
-			}
-			assert.Equal(t, tc.code, code, string(out))
-			assert.Contains(t, string(out), tc.out)
-		})
+		tools := []string{"bash", "python3"}
+		if tc.answers == nil {
+			tools = []string{"none"}
+		}
+		for _, tool := range tools {
+			t.Run(tc.name+"/"+tool, func(t *testing.T) {
+				// PATH is dir alone: the fake and the few tools the script
+				// uses, so that no real bash or python3 is found.
+				dir := t.TempDir()
+				seq := filepath.Join(t.TempDir(), "answers")
+				require.NoError(t, os.WriteFile(seq, []byte(strings.Join(tc.answers, "\n")+"\n"), 0o644))
+				if tc.answers != nil {
+					fake := "#!/bin/sh\nn=$(cat " + seq + ".n 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + seq + ".n; sed -n \"${n}p\" " + seq + "\n"
+					require.NoError(t, os.WriteFile(filepath.Join(dir, tool), []byte(fake), 0o755))
+					for _, name := range []string{"cat", "sed", "tail", "sleep", "timeout"} {
+						real, err := exec.LookPath(name)
+						require.NoError(t, err)
+						require.NoError(t, os.Symlink(real, filepath.Join(dir, name)))
+					}
+				}
+				cmd := exec.Command("/bin/sh", "-c", probeScript, "swebox-probe", "192.0.2.1", "443", strconv.Itoa(max(len(tc.answers), 1)), tc.want, strconv.Itoa(probeStreak))
+				cmd.Env = []string{"PATH=" + dir}
+				out, err := cmd.CombinedOutput()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else {
+					require.NoError(t, err)
+				}
+				assert.Equal(t, tc.code, code, string(out))
+				assert.Contains(t, string(out), tc.out)
+				if tc.answers != nil {
+					n, err := os.ReadFile(seq + ".n")
+					require.NoError(t, err, "the fake %s answered", tool)
+					assert.Positive(t, len(strings.TrimSpace(string(n))))
+				}
+			})
+		}
 	}
 }
