@@ -5,14 +5,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/swebox/swebox/internal/cienv"
@@ -68,10 +73,6 @@ func pullingEvents(t testing.TB, refs []string) map[string]map[string]int {
 	return out
 }
 
-// pullImages and pullUses shape the pull runs: 8 instances over 4 images,
-// each image used twice, the second use after the first.
-const pullImages, pullUses = 4, 2
-
 // pullRig evaluates instances whose images only the cluster's registry
 // holds, on the two-node test cluster.
 type pullRig struct {
@@ -94,13 +95,13 @@ func newPullRig(t testing.TB) *pullRig {
 	return r
 }
 
-// images builds pullImages images named after set, each with a layer of
-// pad bytes of its own, pushes them to the registry and has the nodes drop
-// them when the test ends.
-func (r *pullRig) images(t testing.TB, set string, seed uint64, pad int) []string {
+// images builds n images named after set, each with a layer of pad bytes
+// of its own, pushes them to the registry and has the nodes drop them when
+// the test ends.
+func (r *pullRig) images(t testing.TB, set string, seed uint64, pad, n int) []string {
 	t.Helper()
 	var refs []string
-	for k := range pullImages {
+	for k := range n {
 		ref := fmt.Sprintf("%s/swebox-pull-%s/%s%d:1", r.reg.Host, r.session, set, k)
 		buildPadded(t, r.f.client, ref, seed+uint64(k), pad)
 		refs = append(refs, ref)
@@ -111,27 +112,38 @@ func (r *pullRig) images(t testing.TB, set string, seed uint64, pad int) []strin
 	return refs
 }
 
-// evaluate runs the pullImages*pullUses instances over refs with 2
-// workers and a pre-pull window (-1: none), checks that every one resolves
-// and no pod is left, and returns the wall time and the registry's manifest
-// GETs per repository.
-func (r *pullRig) evaluate(t testing.TB, name string, refs []string, window int, opts ...kubebackend.Option) (time.Duration, map[string]int) {
+// pullRun is the shape of one evaluation over registry-only images: its
+// instances use the images in order (each the index of its image in the
+// refs given to evaluate), workers at a time.
+type pullRun struct {
+	order   []int
+	workers int
+}
+
+// pullTest's run: 8 instances over 4 images, each image used twice, the
+// second use after the first, 2 workers.
+var pullTest = pullRun{order: []int{0, 1, 2, 3, 0, 1, 2, 3}, workers: 2}
+
+// evaluate runs run over refs with a pre-pull window (-1: none), checks
+// that every instance resolves and no pod is left, and returns the wall
+// time and the registry's manifest GETs per repository.
+func (r *pullRig) evaluate(t testing.TB, name string, run pullRun, refs []string, window int, opts ...kubebackend.Option) (time.Duration, map[string]int) {
 	t.Helper()
 	kube := kubetest.ClientOf(t, kubetest.Backend(t, append(opts, kubebackend.WithUnprovenNetworkPolicy())...))
 	var ds []dataset.Instance
 	var preds []dataset.Prediction
 	imageMap := map[string]string{}
-	for i := range pullImages * pullUses {
+	for i, img := range run.order {
 		id := fmt.Sprintf("calc__calc-%d", i+1)
 		in := r.f.project.Instance(id)
-		in.Version = fmt.Sprintf("v%d", i%pullImages)
-		imageMap[r.f.project.Repo+":"+in.Version] = refs[i%pullImages]
+		in.Version = fmt.Sprintf("v%d", img)
+		imageMap[r.f.project.Repo+":"+in.Version] = refs[img]
 		ds = append(ds, in)
 		preds = append(preds, pred(id, goldPatch))
 	}
 	cfg := r.f.project.Config(t, kube, name+"-"+testenv.Session(t), ds, preds)
 	cfg.Image, cfg.ImageMap = "", imageMap
-	cfg.MaxWorkers, cfg.PrepullWindow, cfg.Timeout = 2, window, 3*time.Minute
+	cfg.MaxWorkers, cfg.PrepullWindow, cfg.Timeout = run.workers, window, 3*time.Minute
 	cfg.Limits = sandbox.Limits{} // pods take the nodes' pids limit, not SmallLimits'
 	off := r.reg.LogOffset(t)
 	t0 := time.Now()
@@ -161,8 +173,8 @@ func (r *pullRig) repo(ref string) string {
 // with the scheduler alone is BenchmarkKubePlacement.
 func TestKubePullsEachImageOncePerNode(t *testing.T) {
 	r := newPullRig(t)
-	refs := r.images(t, "placed", 1, 4<<20)
-	_, gets := r.evaluate(t, "pull-placed", refs, 0)
+	refs := r.images(t, "placed", 1, 4<<20, 4)
+	_, gets := r.evaluate(t, "pull-placed", pullTest, refs, 0)
 	events := pullingEvents(t, refs)
 	for _, ref := range refs {
 		pulls := 0
@@ -186,8 +198,29 @@ func TestKubePullsEachImageOncePerNode(t *testing.T) {
 //
 //	eval "$(scripts/k8s-local.sh env)"; go test ./swebench -run '^$' -bench KubePlacement -benchtime 2x
 func BenchmarkKubePlacement(b *testing.B) {
+	newPullRig(b).comparePlacement(b, pullTest, 32<<20, "")
+}
+
+// BenchmarkKubePlacementSharedRegistry is BenchmarkKubePlacement where the
+// registry's bandwidth is what the nodes share, as on a real cluster whose
+// nodes pull multi-GB images from one registry: they pull through a proxy
+// that serves 16 MiB/s in all (throttledRegistry). 8 instances over 2
+// images of a 64 MiB layer each, in pairs (A A B B A A B B), 4 workers: the
+// scheduler alone sends the two first pods of an image to both nodes, which
+// both pull it at once; placement has one node pull it and the other pod
+// wait for that pull.
+func BenchmarkKubePlacementSharedRegistry(b *testing.B) {
 	r := newPullRig(b)
-	const pad = 32 << 20
+	proxy := throttledRegistry(b, r.reg.Host, 16<<20)
+	r.comparePlacement(b, pullRun{order: []int{0, 0, 1, 1, 0, 0, 1, 1}, workers: 4}, 64<<20, proxy)
+}
+
+// comparePlacement runs run with placement and pre-pull (the defaults) and
+// with the scheduler alone, in turns, each iteration over fresh images of a
+// pad-byte layer each, pulled through proxy when it is set, and reports
+// each way's seconds and pulls per iteration.
+func (r *pullRig) comparePlacement(b *testing.B, run pullRun, pad int, proxy string) {
+	n := slices.Max(run.order) + 1
 	var placed, plain time.Duration
 	var placedPulls, plainPulls int
 	count := func(refs []string, gets map[string]int) (n int) {
@@ -201,21 +234,78 @@ func BenchmarkKubePlacement(b *testing.B) {
 		iters++
 		b.StopTimer()
 		set := uint64(1000 * (i + 1))
-		placedRefs := r.images(b, fmt.Sprintf("p%d-", i), set, pad)
-		plainRefs := r.images(b, fmt.Sprintf("s%d-", i), set+100, pad)
+		placedRefs := r.images(b, fmt.Sprintf("p%d-", i), set, pad, n)
+		plainRefs := r.images(b, fmt.Sprintf("s%d-", i), set+100, pad, n)
 		b.StartTimer()
 		// The two ways take turns, so the machine's load falls on each alike.
-		w, gets := r.evaluate(b, fmt.Sprintf("placed%d", i), placedRefs, 0)
+		w, gets := r.evaluate(b, fmt.Sprintf("placed%d", i), run, r.via(b, proxy, placedRefs), 0)
 		placed, placedPulls = placed+w, placedPulls+count(placedRefs, gets)
-		w, gets = r.evaluate(b, fmt.Sprintf("plain%d", i), plainRefs, -1, kubebackend.WithImageAffinity(false))
+		w, gets = r.evaluate(b, fmt.Sprintf("plain%d", i), run, r.via(b, proxy, plainRefs), -1, kubebackend.WithImageAffinity(false))
 		plain, plainPulls = plain+w, plainPulls+count(plainRefs, gets)
 	}
-	n := float64(iters)
-	b.ReportMetric(placed.Seconds()/n, "placed-s/op")
-	b.ReportMetric(plain.Seconds()/n, "scheduler-s/op")
-	b.ReportMetric(float64(placedPulls)/n, "placed-pulls/op")
-	b.ReportMetric(float64(plainPulls)/n, "scheduler-pulls/op")
+	its := float64(iters)
+	b.ReportMetric(placed.Seconds()/its, "placed-s/op")
+	b.ReportMetric(plain.Seconds()/its, "scheduler-s/op")
+	b.ReportMetric(float64(placedPulls)/its, "placed-pulls/op")
+	b.ReportMetric(float64(plainPulls)/its, "scheduler-pulls/op")
 	b.ReportMetric(0, "ns/op")
+}
+
+// via names the registry's refs as the nodes pull them: through proxy (a
+// host:port) when it is set, and then has the nodes drop them under that
+// name when the test ends.
+func (r *pullRig) via(t testing.TB, proxy string, refs []string) []string {
+	if proxy == "" {
+		return refs
+	}
+	out := make([]string, len(refs))
+	for i, ref := range refs {
+		out[i] = proxy + "/" + strings.TrimPrefix(ref, r.reg.Host+"/")
+	}
+	t.Cleanup(func() { r.script(append([]string{"unimport"}, out...)...) })
+	return out
+}
+
+// throttledRegistry serves the registry at host through a proxy on this
+// machine's loopback whose responses share bytesPerSec, as the nodes of a
+// cluster share their registry's bandwidth, and returns the proxy's
+// host:port. The nodes' containerd speaks plain HTTP to it, as to the
+// registry, being on a loopback address.
+func throttledRegistry(t testing.TB, host string, bytesPerSec int) string {
+	lim := rate.NewLimiter(rate.Limit(bytesPerSec), 64<<10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		out, err := http.NewRequestWithContext(req.Context(), req.Method, "http://"+host+req.URL.RequestURI(), req.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		out.Header = req.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		maps.Copy(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				if lim.WaitN(req.Context(), n) != nil {
+					return
+				}
+				if _, err := w.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
 }
 
 // An image the cluster's registry does not have ends its instance as
