@@ -149,10 +149,12 @@ func (k *Backend) Create(ctx context.Context, req seam.CreateRequest[sandbox.Spe
 // without a network is held until its node's isolation proof and its own
 // probe have both passed.
 func (k *Backend) Start(ctx context.Context, id string) error {
+	start := time.Now()
 	node, err := k.waitRunning(ctx, id)
 	if err != nil {
 		return err
 	}
+	running := time.Since(start)
 	info := k.info(id)
 	if info != nil && info.spec.Relax.Network == "" && !k.trustNP {
 		var own error
@@ -162,6 +164,7 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		go func() {
 			defer close(probed)
 			own = k.awaitIsolation(octx, id, info.spec)
+			k.log.Debug("pod isolated", "pod", id, "node", node, "after", time.Since(start).Round(time.Millisecond), "running", running.Round(time.Millisecond))
 		}()
 		// The node's proof, which has a control, is the better witness:
 		// a pod's own probe is also refused where the address is out of
