@@ -105,7 +105,20 @@ type podAgent struct {
 	pf     httpstream.Connection // the port-forward connection; nil until dialled
 	closed bool
 	nextID atomic.Int64
+
+	// spare is a stream dialled ahead for the next command (see Dial);
+	// guarded by mu.
+	spare    *agentConn
+	dialling bool
 }
+
+// spareMaxAge is how long a spare stream waits for a command: well within
+// the agent's wait for a command on a connection (10 s), after which it
+// drops it.
+const spareMaxAge = 5 * time.Second
+
+// spareDialTimeout bounds the opening of a spare stream.
+const spareDialTimeout = 10 * time.Second
 
 // StartAgent copies the agent into the running pod id, starts it and
 // connects to it; see the comment at the top of this file.
@@ -300,7 +313,78 @@ func (a *podAgent) connection() (httpstream.Connection, error) {
 // Dial opens a port-forward stream to the agent and presents the token.
 // The error and data streams of the forward are created at once: the
 // kubelet pairs them by request id.
+//
+// A stream through the API server and the kubelet takes a round trip to
+// open and another to authenticate, which a command on Docker's Unix socket
+// does not pay. So each Dial opens the next command's stream in the
+// background, and the next Dial takes it while it is fresh (spareMaxAge):
+// back-to-back commands then cost one round trip each.
 func (a *podAgent) Dial(ctx context.Context) (net.Conn, error) {
+	a.mu.Lock()
+	c := a.spare
+	a.spare = nil
+	a.mu.Unlock()
+	if c != nil {
+		a.dialSpare()
+		a.k.testDialed(true)
+		return c, nil
+	}
+	conn, err := a.dial(ctx)
+	if err == nil {
+		a.dialSpare()
+		a.k.testDialed(false)
+	}
+	return conn, err
+}
+
+func (k *Backend) testDialed(spare bool) {
+	if k.test != nil && k.test.dialed != nil {
+		k.test.dialed(spare)
+	}
+}
+
+// dialSpare opens a spare stream in the background unless one is there or
+// on its way; it is closed when no command took it within spareMaxAge.
+func (a *podAgent) dialSpare() {
+	a.mu.Lock()
+	if a.spare != nil || a.dialling || a.closed {
+		a.mu.Unlock()
+		return
+	}
+	a.dialling = true
+	a.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), spareDialTimeout)
+		conn, err := a.dial(ctx)
+		cancel()
+		a.mu.Lock()
+		a.dialling = false
+		if err != nil || a.closed || a.spare != nil {
+			a.mu.Unlock()
+			if conn != nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		c := conn.(*agentConn)
+		a.spare = c
+		a.mu.Unlock()
+		time.AfterFunc(spareMaxAge, func() {
+			a.mu.Lock()
+			stale := a.spare == c
+			if stale {
+				a.spare = nil
+			}
+			a.mu.Unlock()
+			if stale {
+				_ = c.Close()
+			}
+		})
+	}()
+}
+
+// dial opens a stream to the agent and authenticates it.
+func (a *podAgent) dial(ctx context.Context) (net.Conn, error) {
 	select {
 	case <-a.ended:
 		return nil, a.endErr
@@ -387,7 +471,12 @@ func (a *podAgent) Close() error {
 	a.closed = true
 	pf := a.pf
 	a.pf = nil
+	spare := a.spare
+	a.spare = nil
 	a.mu.Unlock()
+	if spare != nil {
+		_ = spare.Close()
+	}
 	if pf != nil {
 		_ = pf.Close()
 	}

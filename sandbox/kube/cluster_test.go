@@ -257,6 +257,35 @@ func TestSandboxWaitsForItsNodesProof(t *testing.T) {
 	assert.Equal(t, nodes, kube.ProvenNodes(b2))
 }
 
+// A command through the pod's exec agent takes a stream opened ahead by the
+// one before it, while that stream is fresh; after a pause longer than the
+// agent waits on an idle stream, the next command opens its own and runs
+// as well.
+func TestAgentStreamsAreOpenedAhead(t *testing.T) {
+	b := kubetest.Backend(t)
+	c := kubetest.ClientOf(t, b)
+	sb, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, sb.Remove(context.Background())) })
+	require.True(t, sb.UsesExecAgent())
+	fresh, spare := kube.CountAgentStreams(b)
+	run := func(i int) {
+		t.Helper()
+		res, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"echo", fmt.Sprint(i)}})
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("%d\n", i), res.Stdout.String())
+	}
+	for i := range 10 {
+		run(i)
+	}
+	assert.Equal(t, 10, fresh()+spare())
+	assert.Positive(t, spare(), "back-to-back commands took streams opened ahead")
+	took := spare()
+	time.Sleep(11 * time.Second) // past the agent's 10 s wait for a command
+	run(10)
+	assert.Equal(t, took, spare(), "a stream older than the agent's wait is not used")
+}
+
 // A sandbox pod without a network that its namespace's default-deny policy
 // does not hold is never handed out: its own probe, run as the sandbox's
 // user, reaches the API server's address, so the start fails with an

@@ -84,6 +84,23 @@ func GateProofs(b *Backend, gate <-chan error) {
 	b.test.proof = func(string) error { return <-gate }
 }
 
+// CountAgentStreams counts the agent streams b's commands take from now
+// on: opened for the command, and spares opened ahead.
+func CountAgentStreams(b *Backend) (fresh, spare func() int) {
+	var f, s atomic.Int64
+	if b.test == nil {
+		b.test = &testHooks{}
+	}
+	b.test.dialed = func(isSpare bool) {
+		if isSpare {
+			s.Add(1)
+		} else {
+			f.Add(1)
+		}
+	}
+	return func() int { return int(f.Load()) }, func() int { return int(s.Load()) }
+}
+
 // CountProbes counts the nodes b probes from now on.
 func CountProbes(b *Backend) (probed func() int) {
 	var n atomic.Int64

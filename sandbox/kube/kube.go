@@ -155,6 +155,7 @@ type testHooks struct {
 	probe  func([]string) []string // rewrites the command of a pod's own isolation probe
 	probed func(node string)       // told of each node the backend probes
 	proof  func(node string) error // runs first in each node's proof; an error fails it
+	dialed func(spare bool)        // told of each agent stream a command takes, and whether it was a spare
 }
 
 // quietKlog stops client-go from writing to stderr: it reports streams it
