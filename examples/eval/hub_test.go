@@ -177,7 +177,7 @@ func TestDemoByNameSameVerdictsAsJSONL(t *testing.T) {
 	logDir := t.TempDir()
 	runWith := func(runID string, datasetArgs ...string) grade.RunReport {
 		t.Helper()
-		args := append(append([]string{}, datasetArgs...), "-p", in.Predictions, "--repos", in.Repos, "--timeout", "20",
+		args := append(append([]string{}, datasetArgs...), "-p", in.Predictions, "--repos", in.Repos, "--timeout", "10",
 			"--run_id", runID, "--log_dir", logDir, "--report_dir", logDir, "--max_workers", "4")
 		var out bytes.Buffer
 		code := run(context.Background(), append(args, imageArgs()...), nil, &out, &out)
