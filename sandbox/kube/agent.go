@@ -324,6 +324,12 @@ func (a *podAgent) Dial(ctx context.Context) (net.Conn, error) {
 	c := a.spare
 	a.spare = nil
 	a.mu.Unlock()
+	if c != nil && c.ended() {
+		// The agent closed it: it has ended, which a stream dialled now
+		// tells apart from a command it dropped (Explain).
+		_ = c.Close()
+		c = nil
+	}
 	if c != nil {
 		a.dialSpare()
 		a.k.testDialed(true)
@@ -367,6 +373,7 @@ func (a *podAgent) dialSpare() {
 			return
 		}
 		c := conn.(*agentConn)
+		c.readAhead()
 		a.spare = c
 		a.mu.Unlock()
 		time.AfterFunc(spareMaxAge, func() {
@@ -494,6 +501,7 @@ type agentConn struct {
 	errStream httpstream.Stream
 	stopWatch func()
 	once      sync.Once
+	ahead     *readAhead // a spare's first read, until Read takes it
 
 	mu     sync.Mutex
 	errMsg string
@@ -534,8 +542,55 @@ func (c *agentConn) errMessage() string {
 	return c.errMsg
 }
 
-func (c *agentConn) Read(p []byte) (int, error)  { return c.data.Read(p) }
+func (c *agentConn) Read(p []byte) (int, error) {
+	if r := c.ahead; r != nil && len(p) > 0 {
+		<-r.done
+		c.ahead = nil
+		if r.n > 0 {
+			p[0] = r.b[0]
+			return 1, nil
+		}
+		return 0, r.err
+	}
+	return c.data.Read(p)
+}
+
 func (c *agentConn) Write(p []byte) (int, error) { return c.data.Write(p) }
+
+// readAhead is a spare stream's first read, started when the stream is
+// opened: the agent sends nothing before it has a command, so a read that
+// returns before the stream is taken means that the agent closed it.
+type readAhead struct {
+	done chan struct{}
+	b    [1]byte
+	n    int
+	err  error
+}
+
+// readAhead starts the read ahead of a spare stream; Read returns what it
+// got first.
+func (c *agentConn) readAhead() {
+	r := &readAhead{done: make(chan struct{})}
+	c.ahead = r
+	go func() {
+		r.n, r.err = c.data.Read(r.b[:])
+		close(r.done)
+	}()
+}
+
+// ended reports whether a spare stream's read ahead has returned: the
+// agent closed the stream before it was given a command.
+func (c *agentConn) ended() bool {
+	if c.ahead == nil {
+		return false
+	}
+	select {
+	case <-c.ahead.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // Close resets both streams, which ends the command if it still runs.
 func (c *agentConn) Close() error {
