@@ -363,19 +363,31 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 // isRunning reports whether the sandbox's main process runs; a backend that
 // cannot answer counts as running, so that its error surfaces instead.
 func (s *Sandbox) isRunning(ctx context.Context) bool {
-	running, _ := s.stopped(ctx)
+	running, _, _ := s.mainState(ctx)
 	return running
+}
+
+// mainState reads the main process's state for isRunning and stopped;
+// gone is set when the sandbox no longer exists.
+func (s *Sandbox) mainState(ctx context.Context) (running bool, st State, gone bool) {
+	st, err := s.c.b.inspect(ctx, s.id)
+	if err != nil {
+		gone = errors.Is(err, errNotFound)
+		return !gone, st, gone
+	}
+	return st.Running, st, false
 }
 
 // stopped is isRunning that also says, when the main process does not run,
 // what the backend knows of its end: its exit status, the OOM killer, and
 // the last line it wrote, so that an ErrNotRunning error explains itself.
+// Only a sandbox found stopped costs the read of its log.
 func (s *Sandbox) stopped(ctx context.Context) (running bool, why string) {
-	st, err := s.c.b.inspect(ctx, s.id)
-	if errors.Is(err, errNotFound) {
+	running, st, gone := s.mainState(ctx)
+	switch {
+	case gone:
 		return false, "the sandbox no longer exists"
-	}
-	if err != nil || st.Running {
+	case running:
 		return true, ""
 	}
 	why = fmt.Sprintf("its main process exited with status %d", st.ExitCode)
