@@ -526,7 +526,7 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 		defer func() { _ = k.deletePod(context.WithoutCancel(ctx), name) }()
 		created := time.Now()
 		p, err := k.waitDone(ctx, name)
-		k.log.Debug("probe pod ended", "node", node, "want", want, "after", time.Since(created).Round(time.Millisecond), "started", podStarted(p).Sub(created).Round(time.Millisecond))
+		k.log.Debug("probe pod ended", "node", node, "want", want, "after", time.Since(created).Round(time.Millisecond))
 		if err != nil {
 			return "", fmt.Errorf("prove network isolation on node %s: run the %s probe pod: %w", node, want, err)
 		}
@@ -569,18 +569,6 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// podStarted is when the pod's first container started, as its status says.
-func podStarted(p *corev1.Pod) time.Time {
-	if p != nil {
-		for _, cs := range p.Status.ContainerStatuses {
-			if t := cs.State.Terminated; t != nil {
-				return t.StartedAt.Time
-			}
-		}
-	}
-	return time.Time{}
-}
 
 // createPod creates pod in the namespace and, when running is true, waits
 // until its sandbox container runs. A pod that cannot start is deleted and
