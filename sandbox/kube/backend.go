@@ -172,6 +172,13 @@ func (k *Backend) Start(ctx context.Context, id string) error {
 		if err := k.awaitProof(ctx, node); err != nil {
 			stopOwn()
 			<-probed
+			var lost *sandbox.LostError
+			if errors.As(err, &lost) && lost.Sandbox != id {
+				// The cluster lost a probe pod of the node's proof (the
+				// node, most often): it is this sandbox's loss, named
+				// as its own so that the caller retries it as one.
+				return &sandbox.LostError{Sandbox: id, Node: node, Reason: lost.Reason, Detail: "its node's isolation proof could not finish: " + err.Error()}
+			}
 			return err
 		}
 		<-probed
@@ -498,7 +505,15 @@ func (k *Backend) RemoveObject(ctx context.Context, o seam.Object) error {
 	return k.Remove(ctx, o.ID)
 }
 
-func (k *Backend) Close() error { return nil }
+// Close ends the isolation proofs under way and waits until their probe
+// pods are deleted. The sandboxes are the caller's to remove.
+func (k *Backend) Close() error {
+	k.probeMu.Lock()
+	k.stopProofs()
+	k.probeMu.Unlock()
+	k.proofRuns.Wait()
+	return nil
+}
 
 // ackWriter forwards a command's stdout but holds back its last bytes, where
 // ackScript's acknowledgement line ends up, and strips that line.

@@ -319,3 +319,42 @@ func TestSandboxOutsideThePolicyIsRefused(t *testing.T) {
 		assert.NotNil(t, p.DeletionTimestamp, "pod %s of the refused sandbox is left behind", p.Name)
 	}
 }
+
+// Closing a client ends the isolation proofs under way and deletes their
+// probe pods before Close returns: a program that exits right after it
+// leaves none behind. The sandbox that waited for the proof fails, and its
+// pod is deleted too.
+func TestCloseEndsTheProofsUnderWay(t *testing.T) {
+	cs := kubetest.Clientset(t)
+	kube.ForgetProofs()
+	b := kubetest.Backend(t)
+	c := kubetest.ClientOf(t, b)
+	pods := func(selector string) []string {
+		list, err := cs.CoreV1().Pods(kubetest.Namespace).List(context.Background(),
+			metav1.ListOptions{LabelSelector: sandbox.LabelSession + "=" + c.Session() + selector})
+		require.NoError(t, err)
+		var names []string
+		for _, p := range list.Items {
+			if p.DeletionTimestamp == nil {
+				names = append(names, p.Name)
+			}
+		}
+		return names
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(pods(",swebox.probe")) > 0 }, 2*time.Minute, 20*time.Millisecond,
+		"the proof's probe pods were created")
+	require.NoError(t, c.Close())
+	assert.Empty(t, pods(",swebox.probe"), "probe pods left after Close")
+	select {
+	case err := <-done:
+		assert.Error(t, err, "a sandbox whose node's proof was ended is not handed out")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the sandbox waiting for the proof did not return after Close")
+	}
+	assert.Empty(t, pods(""), "pods left after Close and the failed sandbox")
+}

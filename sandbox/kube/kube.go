@@ -133,6 +133,11 @@ type Backend struct {
 
 	probeMu sync.Mutex
 	proofs  map[string]*nodeProof // each node's isolation proof, by node
+	// The proofs run on proofCtx, which Close ends, and Close waits for
+	// them (proofRuns): their probe pods are deleted before it returns.
+	proofCtx   context.Context
+	stopProofs context.CancelFunc
+	proofRuns  sync.WaitGroup
 
 	mu   sync.Mutex
 	pods map[string]*podInfo // the pods this client created, by name
@@ -194,10 +199,11 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: kubernetes client: %w", err)
 	}
+	proofCtx, stopProofs := context.WithCancel(context.Background())
 	return &Backend{
 		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
 		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace, noImageAffinity: cfg.noImageAffinity,
-		proofs: map[string]*nodeProof{}, pods: map[string]*podInfo{},
+		proofs: map[string]*nodeProof{}, pods: map[string]*podInfo{}, proofCtx: proofCtx, stopProofs: stopProofs,
 	}, nil
 }
 
@@ -292,22 +298,29 @@ func policiesIsolate(ns string, policies []networkingv1.NetworkPolicy, podLabels
 	return nil
 }
 
-// Probing: each probe pod connects to the API server's address every 0.2 s,
-// each attempt bounded by 2 s, and succeeds once probeStreak attempts in a
-// row went its way: refused or timed out under the deny policy, connected
-// for the control. One failed connection proves nothing (a hiccup, a slow
-// node), so the deny probe must fail repeatedly while the control, started
-// beside it on the same node, connects repeatedly. probeTries gives a
-// policy at least 20 s to take hold.
+// Probing: a probe connects to the API server's address in rounds of
+// probeStreak attempts, started 0.2 s apart without waiting for each other,
+// each bounded by 2 s, and succeeds once every attempt of a round went its
+// way: refused or timed out under the deny policy, connected for the
+// control. One failed connection proves nothing (a hiccup, a slow node), so
+// the deny probe must fail repeatedly while the control, started beside it
+// on the same node, connects repeatedly. The attempts overlap because a
+// denied one is slow: an enforcer that drops the connection leaves it to
+// the 2 s bound, and kube-router's reject answers only the SYN sent again
+// after a second; in turn they took three times that. probeTries (attempts
+// in all) gives a policy at least 20 s to take hold.
 const (
 	probeTries  = 100
 	probeStreak = 3
 )
 
-// probeScript probes $1:$2 up to $3 times until $5 attempts in a row went
-// the way $4 wants (allow: connected; deny: not). It prints what it saw. An
-// attempt is bash's /dev/tcp, which starts in milliseconds, or else a
-// python3 interpreter, which takes a good part of a second on a busy node.
+// probeScript probes $1:$2 in rounds of $5 attempts, at most $3 attempts in
+// all, until every attempt of a round went the way $4 wants (allow:
+// connected; deny: not). It prints what it saw. An attempt is bash's
+// /dev/tcp, which starts in milliseconds, or else a python3 interpreter,
+// which takes a good part of a second on a busy node. Each attempt runs
+// with SWEBOX_PROBE_TRY set to its number, which only a test's stand-in for
+// bash or python3 reads.
 const probeScript = `h=$1; p=$2; n=$3; want=$4; k=$5
 if command -v bash >/dev/null 2>&1; then
   try() { timeout 2 bash -c 'exec 3<>/dev/tcp/$0/$1 && echo connected' "$h" "$p" 2>&1 | tail -1; }
@@ -316,19 +329,32 @@ elif command -v python3 >/dev/null 2>&1; then
 else
   echo "no python3 or bash in the image to probe with"; exit 2
 fi
-i=0; streak=0
-while [ $i -lt "$n" ]; do
-  out=$(try)
-  case "$want:$out" in
-    allow:connected) streak=$((streak+1)) ;;
-    deny:connected) streak=0 ;;
-    deny:*) streak=$((streak+1)) ;;
-    *) streak=0 ;;
-  esac
-  if [ $streak -ge "$k" ]; then echo "$want held $k times in a row; last: $out"; exit 0; fi
-  i=$((i+1)); sleep 0.2
+round() {
+  j=1
+  while :; do
+    (SWEBOX_PROBE_TRY=$(($1+j)); export SWEBOX_PROBE_TRY; echo "$j:$(try)") &
+    [ $j -ge "$k" ] && break
+    j=$((j+1)); sleep 0.2
+  done
+  wait
+}
+i=0; out=
+while [ $((i+k)) -le "$n" ]; do
+  res=$(round $i | sort -n); held=0
+  while IFS= read -r line; do
+    out=${line#*:}
+    case "$want:$out" in
+      allow:connected) held=$((held+1)) ;;
+      deny:connected) ;;
+      deny:*) held=$((held+1)) ;;
+    esac
+  done <<EOF
+$res
+EOF
+  if [ $held -ge "$k" ]; then echo "$want held $k times in a row; last: $out"; exit 0; fi
+  i=$((i+k)); sleep 0.2
 done
-echo "gave up after $n tries; last: $out"
+echo "gave up after $i tries; last: $out"
 exit 1`
 
 // nodeProofs are the nodes where a backend of this process proved network
@@ -412,6 +438,9 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 	}
 	k.probeMu.Lock()
 	defer k.probeMu.Unlock()
+	if k.proofCtx.Err() != nil {
+		return nil, fmt.Errorf("prove network isolation: the client is closed")
+	}
 	var ready []string
 	for _, n := range nodes {
 		if n.Spec.Unschedulable || !nodeReady(n) {
@@ -431,9 +460,11 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 			k.test.probed(n.Name)
 		}
 		// The proof is the node's, not this call's: a caller that gives
-		// up leaves it to the others that wait for it.
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), proofTimeout)
+		// up leaves it to the others that wait for it. Close ends it.
+		pctx, cancel := context.WithTimeout(k.proofCtx, proofTimeout)
+		k.proofRuns.Add(1)
 		go func(node string) {
+			defer k.proofRuns.Done()
 			defer cancel()
 			defer close(p.done)
 			if k.test != nil && k.test.proof != nil {

@@ -82,11 +82,11 @@ func TestPoliciesIsolate(t *testing.T) {
 }
 
 // The isolation probe decides on a streak, never on one connection: the
-// deny probe needs probeStreak failed connections in a row (a connection
-// between them starts over), the control as many successes. The
+// deny probe needs a round of probeStreak failed connections (one that
+// connects starts a new round), the control as many successes. The
 // connections here are a scripted bash (or, in an image without bash,
-// python3) that answers from a list; an image with neither cannot probe at
-// all.
+// python3) that answers from a list by attempt number, since a round's
+// attempts run at once; an image with neither cannot probe at all.
 func TestProbeScriptNeedsAStreak(t *testing.T) {
 	type testCase struct {
 		name    string
@@ -95,17 +95,21 @@ func TestProbeScriptNeedsAStreak(t *testing.T) {
 		code    int
 		out     string
 	}
+	const (
+		timedOut = "TimeoutError: timed out"
+		refused  = "ConnectionRefusedError: refused"
+	)
 	for _, tc := range []testCase{
-		{name: "deny holds after a late start", want: "deny", answers: []string{"connected", "TimeoutError: timed out", "ConnectionRefusedError: refused", "TimeoutError: timed out"},
-			out: "deny held 3 times in a row"},
-		{name: "deny with a connection between failures", want: "deny", answers: []string{"TimeoutError: timed out", "TimeoutError: timed out", "connected", "TimeoutError: timed out", "TimeoutError: timed out", "connected"},
+		{name: "deny holds after a late start", want: "deny", answers: []string{"connected", timedOut, refused, refused, timedOut, refused},
+			out: "deny held 3 times in a row; last: " + refused},
+		{name: "deny with a connection in each round", want: "deny", answers: []string{timedOut, timedOut, "connected", timedOut, "connected", timedOut},
 			code: 1, out: "gave up after 6 tries"},
-		{name: "one failure proves nothing", want: "deny", answers: []string{"TimeoutError: timed out", "connected", "connected", "connected", "connected", "connected"},
+		{name: "one failure proves nothing", want: "deny", answers: []string{timedOut, "connected", "connected", "connected", "connected", "connected"},
 			code: 1, out: "gave up"},
-		{name: "control keeps connecting", want: "allow", answers: []string{"connected", "TimeoutError: timed out", "connected", "connected", "connected"},
+		{name: "control keeps connecting", want: "allow", answers: []string{"connected", timedOut, "connected", "connected", "connected", "connected"},
 			out: "allow held 3 times in a row"},
-		{name: "control that stops connecting", want: "allow", answers: []string{"connected", "connected", "TimeoutError: timed out", "connected", "connected", "TimeoutError: timed out"},
-			code: 1, out: "gave up"},
+		{name: "control that stops connecting", want: "allow", answers: []string{"connected", "connected", timedOut, "connected", "connected", timedOut},
+			code: 1, out: "gave up after 6 tries; last: " + timedOut},
 		{name: "nothing to probe with", want: "deny", code: 2, out: "no python3 or bash"},
 	} {
 		tools := []string{"bash", "python3"}
@@ -120,9 +124,9 @@ func TestProbeScriptNeedsAStreak(t *testing.T) {
 				seq := filepath.Join(t.TempDir(), "answers")
 				require.NoError(t, os.WriteFile(seq, []byte(strings.Join(tc.answers, "\n")+"\n"), 0o644))
 				if tc.answers != nil {
-					fake := "#!/bin/sh\nn=$(cat " + seq + ".n 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + seq + ".n; sed -n \"${n}p\" " + seq + "\n"
+					fake := "#!/bin/sh\necho $SWEBOX_PROBE_TRY >> " + seq + ".n; sed -n \"${SWEBOX_PROBE_TRY}p\" " + seq + "\n"
 					require.NoError(t, os.WriteFile(filepath.Join(dir, tool), []byte(fake), 0o755))
-					for _, name := range []string{"cat", "sed", "tail", "sleep", "timeout"} {
+					for _, name := range []string{"sed", "tail", "sleep", "timeout", "sort"} {
 						real, err := exec.LookPath(name)
 						require.NoError(t, err)
 						require.NoError(t, os.Symlink(real, filepath.Join(dir, name)))
@@ -143,7 +147,16 @@ func TestProbeScriptNeedsAStreak(t *testing.T) {
 				if tc.answers != nil {
 					n, err := os.ReadFile(seq + ".n")
 					require.NoError(t, err, "the fake %s answered", tool)
-					assert.Positive(t, len(strings.TrimSpace(string(n))))
+					var tries, want []int
+					for _, f := range strings.Fields(string(n)) {
+						i, err := strconv.Atoi(f)
+						require.NoError(t, err)
+						tries = append(tries, i)
+					}
+					for i := range tc.answers {
+						want = append(want, i+1)
+					}
+					assert.ElementsMatch(t, want, tries, "each attempt made once")
 				}
 			})
 		}
