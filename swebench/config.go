@@ -21,6 +21,7 @@ const (
 	DefaultImage           = sandbox.ProjectImage
 	DefaultTestOutputLimit = 64 << 20
 	DefaultPullRetries     = 4
+	DefaultStartAhead      = 2
 	DefaultPullBackoff     = 30 * time.Second
 	DefaultLostRetries     = 2
 	// NoNamespace as Config.Namespace selects image names without a
@@ -185,6 +186,16 @@ type Config struct {
 	// the instance's pod then goes. Docker pulls each image before its
 	// instance instead. Default MaxWorkers; negative means none.
 	PrepullWindow int
+	// StartAhead is how many upcoming instances have their sandboxes
+	// created and started while the current ones run, so that a worker
+	// finds its sandbox ready: when an instance takes a worker slot, the
+	// sandboxes of the next StartAhead instances are started. It applies
+	// where the sandbox needs no host directory of the instance's
+	// (Kubernetes, CopyWorkspace, prebuilt mode); a checkout bind-mounted
+	// from this machine is made by the worker. A sandbox started ahead
+	// that fails or goes unused is removed and never decides an outcome:
+	// the worker then creates its own. Default 2; negative means none.
+	StartAhead int
 	// InstanceTimeout bounds the whole evaluation of one instance (of each
 	// run with Repeat), lost-sandbox retries included: a retry gets what
 	// is left, not a fresh budget, so an instance whose pods the cluster

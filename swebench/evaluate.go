@@ -80,6 +80,7 @@ type evaluator struct {
 
 	images   imageCache
 	built    []builtImage // the images of Config.BuildImages
+	ahead    *starter     // the sandboxes started ahead (Config.StartAhead); nil when off
 	progress sync.Mutex
 	done     int
 }
@@ -154,6 +155,12 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		cfg.PrepullWindow = cfg.MaxWorkers
 	case cfg.PrepullWindow < 0:
 		cfg.PrepullWindow = 0
+	}
+	switch {
+	case cfg.StartAhead == 0:
+		cfg.StartAhead = DefaultStartAhead
+	case cfg.StartAhead < 0:
+		cfg.StartAhead = 0
 	}
 	switch {
 	case cfg.LostRetries == 0:
@@ -345,14 +352,18 @@ func (e *evaluator) runAll(ctx context.Context) []*InstanceResult {
 	var wg sync.WaitGroup
 	pp := e.startPrepull(ctx, ids)
 	defer pp.stop()
+	e.ahead = e.startAhead(ctx, ids)
+	defer e.ahead.stop()
 	for i, id := range ids {
 		if !slots.acquire(ctx) {
 			break
 		}
 		pp.dispatch(i)
+		e.ahead.dispatch(i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer e.ahead.drop(id) // when its worker did not take it
 			held := true
 			defer func() {
 				if held {

@@ -256,10 +256,23 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if runtime == "" {
 		runtime = "the engine's default runtime"
 	}
-	ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, mode, runtime)
-	sb, err := client.Create(ctx, sbSpec)
-	if err != nil {
-		return fmt.Errorf("create sandbox: %w", err)
+	sb, aheadErr := e.ahead.take(ctx, inst.InstanceID, client, sbSpec)
+	var lost *sandbox.LostError
+	switch {
+	case sb != nil:
+		ilog.printf("Container for %s in %s (%s mode, %s) was started ahead of its turn", inst.InstanceID, ts.Image, mode, runtime)
+	case errors.As(aheadErr, &lost):
+		// As when the cluster loses the sandbox of the worker's own
+		// start: a retry on a new one.
+		return fmt.Errorf("start sandbox ahead of its turn: %w", aheadErr)
+	default:
+		if aheadErr != nil {
+			ilog.printf("The container started ahead for %s failed (%v); starting another", inst.InstanceID, aheadErr)
+		}
+		ilog.printf("Creating container for %s in %s (%s mode, %s)...", inst.InstanceID, ts.Image, mode, runtime)
+		if sb, err = client.Create(ctx, sbSpec); err != nil {
+			return fmt.Errorf("create sandbox: %w", err)
+		}
 	}
 	defer func() {
 		if rerr := sb.Remove(ctx); rerr != nil {

@@ -52,10 +52,12 @@ type runOptions struct {
 	// (kube.WithImageAffinity); PrepullWindow is Config.PrepullWindow.
 	KubeImageAffinity bool
 	PrepullWindow     int
-	KeepWorkspaces    bool
-	ShareObjects      bool
-	Runtime           string
-	Verbose           bool
+	// StartAhead is Config.StartAhead.
+	StartAhead     int
+	KeepWorkspaces bool
+	ShareObjects   bool
+	Runtime        string
+	Verbose        bool
 
 	// Official flags that change nothing in swebox (see noticeFlags).
 	EnvImageTag   string
@@ -181,6 +183,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KubeImageAffinity) }},
 	{names: []string{"prepull_window"}, arg: "N", swebox: true, usage: "with --kubeconfig: while instances run, a node pulls the images of the next N instances (a short-lived pod each), where their pods then go; -1 for none; 0 means --max_workers",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.PrepullWindow) }},
+	{names: []string{"start_ahead"}, arg: "N", swebox: true, usage: "while instances run, create and start the sandboxes of the next N instances, so that a worker finds its sandbox ready; for sandboxes that bind-mount no checkout of this machine (--kubeconfig, a remote --docker_host, prebuilt images); -1 for none; 0 means 2",
+		value: func(o *runOptions) flag.Value { return (*intValue)(&o.StartAhead) }},
 	{names: []string{"lost_retries"}, arg: "N", swebox: true, usage: "evaluate an instance again, from scratch on a new sandbox, up to N times when the cluster loses its sandbox (pod evicted or deleted, node lost); past them it is sandbox_lost, never a verdict; 0 for none",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.LostRetries) }},
 	{names: []string{"instance_timeout"}, arg: "SECONDS", swebox: true, usage: "time allowed for each instance's whole evaluation, its retries after lost sandboxes included (a retry gets what is left); default 2 × --timeout + 600",
@@ -327,6 +331,8 @@ func (o *runOptions) validate() error {
 		return usagef("--kube_image_affinity applies to Kubernetes, chosen by --kubeconfig")
 	case o.set["prepull_window"] && o.Kubeconfig == "":
 		return usagef("--prepull_window applies to Kubernetes, chosen by --kubeconfig (Docker pulls each image before its instance)")
+	case o.StartAhead < -1:
+		return usagef("--start_ahead must be -1 (none) or more, got %d", o.StartAhead)
 	case o.PrepullWindow < -1:
 		return usagef("--prepull_window must be -1 (none) or more, got %d", o.PrepullWindow)
 	case o.set["prepull_window"] && o.PrepullWindow >= 0 && !o.KubeImageAffinity:

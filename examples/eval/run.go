@@ -301,6 +301,7 @@ func runConfig(o runOptions) swebench.Config {
 		cfg.LostRetries = -1 // Config's zero is the default; none is negative
 	}
 	cfg.PrepullWindow = o.PrepullWindow
+	cfg.StartAhead = o.StartAhead
 	if !o.KubeImageAffinity {
 		cfg.PrepullWindow = -1
 	}
