@@ -330,6 +330,10 @@ evictionHard:
   imagefs.available: 1%
   nodefs.inodesFree: 1%
 resolvConf: /etc/resolv.conf
+# Each node's pod logs apart: the kubelets share this machine, and a
+# kubelet's garbage collector removes the log directories of pods it does
+# not know, those of the other node's pods included.
+podLogsDir: $d/pod-logs
 EOF
   start "kubelet-$n" "$BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$RUN/kubelet-$n.kubeconfig" \
     --root-dir="$d/kubelet" --hostname-override="$name" --node-ip="$IP" --v=1

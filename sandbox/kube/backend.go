@@ -509,6 +509,7 @@ func (k *Backend) RemoveObject(ctx context.Context, o seam.Object) error {
 // pods are deleted. The sandboxes are the caller's to remove.
 func (k *Backend) Close() error {
 	k.probeMu.Lock()
+	k.proofContext()
 	k.stopProofs()
 	k.probeMu.Unlock()
 	k.proofRuns.Wait()

@@ -133,8 +133,9 @@ type Backend struct {
 
 	probeMu sync.Mutex
 	proofs  map[string]*nodeProof // each node's isolation proof, by node
-	// The proofs run on proofCtx, which Close ends, and Close waits for
-	// them (proofRuns): their probe pods are deleted before it returns.
+	// The proofs run on proofCtx (made by proofContext), which Close
+	// ends, and Close waits for them (proofRuns): their probe pods are
+	// deleted before it returns.
 	proofCtx   context.Context
 	stopProofs context.CancelFunc
 	proofRuns  sync.WaitGroup
@@ -199,11 +200,10 @@ func New(kubeconfig string, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: kubernetes client: %w", err)
 	}
-	proofCtx, stopProofs := context.WithCancel(context.Background())
 	return &Backend{
 		cs: cs, rc: rc, ns: cfg.namespace, config: kubeconfig, log: slog.New(slog.DiscardHandler), pull: corev1.PullIfNotPresent,
 		trustNP: cfg.unproven, nodeGrace: cfg.nodeGrace, noImageAffinity: cfg.noImageAffinity,
-		proofs: map[string]*nodeProof{}, pods: map[string]*podInfo{}, proofCtx: proofCtx, stopProofs: stopProofs,
+		proofs: map[string]*nodeProof{}, pods: map[string]*podInfo{},
 	}, nil
 }
 
@@ -438,7 +438,7 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 	}
 	k.probeMu.Lock()
 	defer k.probeMu.Unlock()
-	if k.proofCtx.Err() != nil {
+	if k.proofContext().Err() != nil {
 		return nil, fmt.Errorf("prove network isolation: the client is closed")
 	}
 	var ready []string
@@ -483,6 +483,15 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 	}
 	sort.Strings(ready)
 	return ready, nil
+}
+
+// proofContext returns the context the backend's proofs run on, which
+// Close ends; probeMu is held.
+func (k *Backend) proofContext() context.Context {
+	if k.proofCtx == nil {
+		k.proofCtx, k.stopProofs = context.WithCancel(context.Background())
+	}
+	return k.proofCtx
 }
 
 // awaitProof waits for the isolation proof of the node a pod runs on.
@@ -530,7 +539,11 @@ func apiHostPort(host string) (string, string, error) {
 // probeNode runs the deny probe and its control on one node.
 func (k *Backend) probeNode(ctx context.Context, node, image, host, port string, labels map[string]string) error {
 	start := time.Now()
-	run := func(want string) (string, error) {
+	// run runs one probe pod and returns what it printed; gaveUp is true
+	// when the probe ended because the connections never went its way
+	// (the script's exit status 1), which decides the proof whether or
+	// not its output can be read.
+	run := func(want string) (out string, gaveUp bool, err error) {
 		s := k.env.Defaults(sandbox.Spec{Image: image})
 		if want == "allow" {
 			s.Relax.Network = "pod"
@@ -542,7 +555,7 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 		pl["swebox.probe"] = want
 		pod, err := podFor(s, []string{"/bin/sh", "-c", probeScript, "swebox-probe", host, port, strconv.Itoa(probeTries), want, strconv.Itoa(probeStreak)}, pl, k.pull)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		pod.GenerateName = "swebox-probe-"
 		pod.Spec.NodeName = node
@@ -552,23 +565,23 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 		// as what it is, naming the probe pod it stopped.
 		name, err := k.createPod(ctx, pod, false)
 		if err != nil {
-			return "", fmt.Errorf("prove network isolation on node %s: start the %s probe pod: %w", node, want, err)
+			return "", false, fmt.Errorf("prove network isolation on node %s: start the %s probe pod: %w", node, want, err)
 		}
 		defer func() { _ = k.deletePod(context.WithoutCancel(ctx), name) }()
 		created := time.Now()
 		p, err := k.waitDone(ctx, name)
 		k.log.Debug("probe pod ended", "node", node, "want", want, "after", time.Since(created).Round(time.Millisecond))
 		if err != nil {
-			return "", fmt.Errorf("prove network isolation on node %s: run the %s probe pod: %w", node, want, err)
+			return "", false, fmt.Errorf("prove network isolation on node %s: run the %s probe pod: %w", node, want, err)
 		}
-		out, err := k.podLogs(ctx, name)
+		out, err = k.podLogs(ctx, name)
 		if err != nil {
-			return "", fmt.Errorf("prove network isolation on node %s: read the %s probe's output: %w", node, want, err)
+			out = fmt.Sprintf("(its output could not be read: %v)", err)
 		}
-		if p.Status.Phase != corev1.PodSucceeded {
-			return out, fmt.Errorf("prove network isolation on node %s: the %s probe failed: %s", node, want, strings.TrimSpace(out))
+		if p.Status.Phase == corev1.PodSucceeded {
+			return out, false, nil
 		}
-		return out, nil
+		return out, exitStatus(p) == 1, fmt.Errorf("prove network isolation on node %s: the %s probe failed: %s", node, want, strings.TrimSpace(out))
 	}
 	// The two probes start at once on the node: the image is pulled there
 	// first, once (images.go), not by both.
@@ -577,20 +590,21 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 			return fmt.Errorf("prove network isolation on node %s: pull the probe's image: %w", node, err)
 		}
 	}
-	var ctl, deny string
+	var deny string
+	var ctlGaveUp, denyGaveUp bool
 	var cerr, derr error
 	var wg sync.WaitGroup
-	wg.Go(func() { ctl, cerr = run("allow") })
-	wg.Go(func() { deny, derr = run("deny") })
+	wg.Go(func() { _, ctlGaveUp, cerr = run("allow") })
+	wg.Go(func() { deny, denyGaveUp, derr = run("deny") })
 	wg.Wait()
 	if cerr != nil {
-		if strings.Contains(ctl, "gave up") {
+		if ctlGaveUp {
 			return fmt.Errorf("the control probe could not reach %s:%s, so the isolation probe would prove nothing: %w", host, port, cerr)
 		}
 		return cerr
 	}
 	if derr != nil {
-		if strings.Contains(deny, "gave up") {
+		if denyGaveUp {
 			return &IsolationError{Namespace: k.ns, Node: node, Target: net.JoinHostPort(host, port), Output: deny}
 		}
 		return derr
@@ -600,6 +614,17 @@ func (k *Backend) probeNode(ctx context.Context, node, image, host, port string,
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// exitStatus is the exit status of the pod's sandbox container, -1 when it
+// has not ended.
+func exitStatus(p *corev1.Pod) int {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == kubeContainer && cs.State.Terminated != nil {
+			return int(cs.State.Terminated.ExitCode)
+		}
+	}
+	return -1
+}
 
 // createPod creates pod in the namespace and, when running is true, waits
 // until its sandbox container runs. A pod that cannot start is deleted and
