@@ -2,8 +2,6 @@ package swebench
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"time"
@@ -84,16 +82,16 @@ func (e *evaluator) aheadSpec(n int, id string) (*sandbox.Client, sandbox.Spec, 
 	if se.err != nil || se.ts.Image == "" {
 		return nil, sandbox.Spec{}, false
 	}
-	if dir, err := e.instanceDir(id); err != nil {
-		return nil, sandbox.Spec{}, false
-	} else if _, err := os.Stat(filepath.Join(dir, "report.json")); err == nil {
-		return nil, sandbox.Spec{}, false // finished by an earlier run
-	} else if _, ok := recordedOutcome(dir); ok && !e.cfg.RetryFailures {
-		return nil, sandbox.Spec{}, false
-	}
 	inst, ok := e.sel.Instance(id)
 	if !ok {
 		return nil, sandbox.Spec{}, false
+	}
+	dir, err := e.instanceDir(id)
+	if err != nil {
+		return nil, sandbox.Spec{}, false
+	}
+	if _, kept := e.earlierResult(inst, e.sel.Predictions[id], dir); kept {
+		return nil, sandbox.Spec{}, false // an earlier run's result stands
 	}
 	client := e.cfg.Sandboxes[n%len(e.cfg.Sandboxes)]
 	tb := e.testbed(client, inst, se.ts)

@@ -100,29 +100,10 @@ func (e *evaluator) instance(ctx context.Context, n int, inst dataset.Instance, 
 // attempt evaluates one run of an instance in dir, or reports what an
 // earlier run recorded there; it calls start before evaluating.
 func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, pred dataset.Prediction, dir string, start func()) InstanceResult {
-	res := InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
-	// Resume: an instance with a report.json is finished (official rule).
-	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err == nil {
-		fillFromReport(&res, b)
-		res.Retries = recordedRetries(dir)
-		if res.Status == StatusUnresolved && oomLogged(dir) {
-			res.OOMKills = 1 // at least
-		}
-		res.Outcome = outcomeOf(&res)
-		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) != pred.Patch() {
-			res.Warning = "the prediction's patch differs from the one this report graded; use a new run id to evaluate it"
-		}
+	if res, ok := e.earlierResult(inst, pred, dir); ok {
 		return res
 	}
-	// A failure of the prediction that an earlier attempt recorded is kept,
-	// unless asked to retry or the patch has changed since.
-	if rec, ok := recordedOutcome(dir); ok && !e.cfg.RetryFailures {
-		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) == pred.Patch() {
-			res.setErr(&EarlierRunError{Outcome: rec.Outcome, Message: rec.Error})
-			res.Outcome = outcomeOf(&res)
-			return res
-		}
-	}
+	res := InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
 	start()
 	os.Remove(filepath.Join(dir, retriesFile))
 	// One deadline for every attempt: a retry gets what is left.
@@ -172,6 +153,34 @@ func (e *evaluator) attempt(ctx context.Context, n int, inst dataset.Instance, p
 		res.Warning = fmt.Sprintf("could not record the outcome: %v", err)
 	}
 	return res
+}
+
+// earlierResult is what an earlier run recorded in dir that this one keeps
+// instead of evaluating the instance: a report.json (the official resume
+// rule), or a failure of the prediction's, unless asked to retry or the
+// patch has changed since.
+func (e *evaluator) earlierResult(inst dataset.Instance, pred dataset.Prediction, dir string) (InstanceResult, bool) {
+	res := InstanceResult{InstanceID: inst.InstanceID, LogDir: dir}
+	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err == nil {
+		fillFromReport(&res, b)
+		res.Retries = recordedRetries(dir)
+		if res.Status == StatusUnresolved && oomLogged(dir) {
+			res.OOMKills = 1 // at least
+		}
+		res.Outcome = outcomeOf(&res)
+		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) != pred.Patch() {
+			res.Warning = "the prediction's patch differs from the one this report graded; use a new run id to evaluate it"
+		}
+		return res, true
+	}
+	if rec, ok := recordedOutcome(dir); ok && !e.cfg.RetryFailures {
+		if old, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil && string(old) == pred.Patch() {
+			res.setErr(&EarlierRunError{Outcome: rec.Outcome, Message: rec.Error})
+			res.Outcome = outcomeOf(&res)
+			return res, true
+		}
+	}
+	return InstanceResult{}, false
 }
 
 // errInstanceTimeout is the cause of an attempt's context that ran past
