@@ -26,6 +26,8 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/docker/go-connections/tlsconfig"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/swebox/swebox/sandbox/internal/seam"
 )
 
 // dockerAPI lists the Docker Engine client methods the Docker backend calls.
@@ -437,6 +439,7 @@ func containerConfig(s Spec, cmd []string, labels map[string]string) (*container
 	for _, k := range keys {
 		env = append(env, k+"="+s.Env[k])
 	}
+	env = append(env, markerVar+"="+seam.MainMarker)
 	cfg := &container.Config{
 		Image:           s.Image,
 		Cmd:             cmd,

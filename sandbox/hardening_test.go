@@ -469,3 +469,46 @@ func TestBindMountsAreReadOnlyUnlessRelaxed(t *testing.T) {
 	res = execT(t, root, sandbox.ExecRequest{Cmd: []string{"id", "-g"}})
 	assert.Equal(t, "0\n", res.Stdout.String(), "relaxed, the group is root's")
 }
+
+// TestMainProcessCarriesItsMarker: the processes of a sandbox's main
+// process (the keepalive and its background subshell) carry the main
+// marker in their environment, so a timed-out command's kill, which takes
+// an unmarked process that started after the command for the command's,
+// spares them however late they started.
+func TestMainProcessCarriesItsMarker(t *testing.T) {
+	// The pattern is split in the script so that the script's own
+	// command line does not match it.
+	const script = `pat='while rea''d -r _'
+for d in /proc/[0-9]*; do
+  [ "${d#/proc/}" = "$$" ] && continue
+  c=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+  case "$c" in *"$pat"*) tr '\0' '\n' < "$d/environ" | grep -qx 'SWEBOX_EXEC=main' && echo "marked $c" || echo "unmarked $c";; esac
+done`
+	forEachBackend(t, func(t *testing.T, c *sandbox.Client, kube bool) {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		out := shT(t, sb, script).Stdout.String()
+		assert.Contains(t, out, "marked ", "the keepalive was found")
+		assert.NotContains(t, out, "unmarked", "a process of the main process lacks the marker")
+	})
+}
+
+// TestTimeoutKillAtOnceSparesTheSandbox: a command run as soon as its
+// sandbox is created, and timed out at once, loses its processes, not the
+// sandbox: the keepalive's subshell may start after the command did, and
+// the kill must not take it for one of the command's (which ended the
+// container once in three tries before the main marker).
+func TestTimeoutKillAtOnceSparesTheSandbox(t *testing.T) {
+	c := newClient(t, sandbox.WithExecAgent(false))
+	for i := range 10 {
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := sb.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo started; sleep 1013 & sleep 1013"}, Stdout: cancelOnWrite(cancel)})
+		cancel()
+		require.ErrorIs(t, err, context.Canceled, "round %d", i)
+		assert.True(t, res.TimedOut)
+		ps, err := sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"ps", "-eo", "args="}})
+		require.NoError(t, err, "round %d: the sandbox stays usable", i)
+		assert.NotContains(t, ps.Stdout.String(), "sleep 1013", "round %d", i)
+		require.NoError(t, sb.Remove(context.Background()))
+	}
+}

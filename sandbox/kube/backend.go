@@ -271,7 +271,7 @@ func (k *Backend) StartAttached(ctx context.Context, id string, s seam.Stdio) (*
 	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		st, err := k.Exec(streamCtx, id, seam.ExecCall{
-			Cmd: info.cmd, User: info.spec.User, Env: []string{seam.MarkerVar + "=main"}, Stdio: s,
+			Cmd: info.cmd, User: info.spec.User, Env: []string{seam.MarkerVar + "=" + seam.MainMarker}, Stdio: s,
 		})
 		code := st.ExitCode
 		if err != nil || st.Running {

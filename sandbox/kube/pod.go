@@ -93,6 +93,7 @@ func podFor(s sandbox.Spec, cmd []string, labels map[string]string, pull corev1.
 	for _, k := range keys {
 		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
 	}
+	env = append(env, corev1.EnvVar{Name: seam.MarkerVar, Value: seam.MainMarker})
 	caps := &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 	for _, c := range s.Relax.CapAdd {
 		caps.Add = append(caps.Add, corev1.Capability(strings.TrimPrefix(strings.ToUpper(c), "CAP_")))

@@ -17,6 +17,16 @@ import (
 // or double-fork.
 const MarkerVar = "SWEBOX_EXEC"
 
+// MainMarker is MarkerVar's value in the environment of a sandbox's main process (the
+// container's, a pod's), and so of everything it starts. A command's kill
+// takes a process without any marker for the command's own when it started
+// after the command did (it replaced its environment), and a sandbox's main
+// process can start its processes late: the keepalive's background
+// subshell started after a first command did once the sandbox was used at
+// once. With this marker, the kill tells them apart. Execs set their own
+// marker, which replaces it.
+const MainMarker = "main"
+
 // TeardownTimeout bounds removals and other cleanup, which run on their own
 // context because the caller's may be done. It is generous: an engine
 // removing a hundred containers at once on a slow storage driver took over
