@@ -323,7 +323,9 @@ func TestSandboxOutsideThePolicyIsRefused(t *testing.T) {
 // Closing a client ends the isolation proofs under way and deletes their
 // probe pods before Close returns: a program that exits right after it
 // leaves none behind. The sandbox that waited for the proof fails, and its
-// pod is deleted too.
+// pod is deleted too. The probe pods carry the session's labels, not those
+// of the sandbox that started the proof (a run's cleanup would otherwise
+// take another run's proof for its own).
 func TestCloseEndsTheProofsUnderWay(t *testing.T) {
 	cs := kubetest.Clientset(t)
 	kube.ForgetProofs()
@@ -343,11 +345,13 @@ func TestCloseEndsTheProofsUnderWay(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
+		_, err := c.Create(context.Background(), sandbox.Spec{Image: testenv.Image(), Labels: map[string]string{"swebox.run": "r1"}})
 		done <- err
 	}()
 	require.Eventually(t, func() bool { return len(pods(",swebox.probe")) > 0 }, 2*time.Minute, 20*time.Millisecond,
 		"the proof's probe pods were created")
+	assert.Empty(t, pods(",swebox.probe,swebox.run"), "a probe pod carries the label of the sandbox that started the proof")
+	assert.NotEmpty(t, pods(",swebox.probe,"+sandbox.LabelManaged+"=true,"+sandbox.LabelOwner), "probe pods carry the client's labels")
 	require.NoError(t, c.Close())
 	assert.Empty(t, pods(",swebox.probe"), "probe pods left after Close")
 	select {

@@ -436,6 +436,11 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 	if err != nil {
 		return nil, err
 	}
+	// The proof is the node's: its pods carry the labels of the process
+	// that runs it (so Prune and a session's cleanup find them), not the
+	// labels of the sandbox that happened to start it, which would make
+	// them that sandbox's run's pods.
+	proofLabels := processLabels(labels)
 	k.probeMu.Lock()
 	defer k.probeMu.Unlock()
 	if k.proofContext().Err() != nil {
@@ -472,7 +477,7 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 					return
 				}
 			}
-			p.err = k.probeNode(pctx, node, image, host, port, labels)
+			p.err = k.probeNode(pctx, node, image, host, port, proofLabels)
 			if p.err == nil {
 				processProofs.add(k.rc.Host, k.ns, node)
 			}
@@ -483,6 +488,18 @@ func (k *Backend) startProofs(ctx context.Context, image string, labels map[stri
 	}
 	sort.Strings(ready)
 	return ready, nil
+}
+
+// processLabels keeps, of a sandbox's labels, those that every object of
+// its client carries (sandbox.Client's labels): managed, session, owner.
+func processLabels(labels map[string]string) map[string]string {
+	out := make(map[string]string, 3)
+	for _, key := range []string{sandbox.LabelManaged, sandbox.LabelSession, sandbox.LabelOwner} {
+		if v, ok := labels[key]; ok {
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // proofContext returns the context the backend's proofs run on, which
