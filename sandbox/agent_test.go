@@ -154,15 +154,18 @@ cat /proc/$pid/environ >/dev/null 2>&1 || echo environ unreadable`)
 		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		require.NoError(t, err)
 		var names []string
-		for _, kv := range strings.Split(strings.TrimRight(string(environ), "\x00"), "\x00") {
+		vars := strings.Split(strings.TrimRight(string(environ), "\x00"), "\x00")
+		for _, kv := range vars {
 			name, _, _ := strings.Cut(kv, "=")
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		// The same variables as the engine's exec sees, less its marker.
+		// The same variables as the engine's exec sees; the exec's marker
+		// replaces the sandbox's main one, which the agent carries.
 		engine := createT(t, newClient(t, sandbox.WithExecAgent(false)), sandbox.Spec{Policy: sandbox.AllowAll()})
-		env := shT(t, engine, `env | cut -d= -f1 | grep -v '^SWEBOX_EXEC$' | sort | tr '\n' ' '`).Stdout.String()
+		env := shT(t, engine, `env | cut -d= -f1 | sort | tr '\n' ' '`).Stdout.String()
 		assert.Equal(t, env, strings.Join(names, " ")+" ", "the agent's environment is the sandbox's")
+		assert.Contains(t, vars, "SWEBOX_EXEC=main", "the agent carries the main process's marker")
 		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 		require.NoError(t, err)
 		kinds := map[string]bool{}
