@@ -17,14 +17,13 @@ import (
 // or double-fork.
 const MarkerVar = "SWEBOX_EXEC"
 
-// MainMarker is MarkerVar's value in the environment of a sandbox's main process (the
-// container's, a pod's), and so of everything it starts. A command's kill
-// takes a process without any marker for the command's own when it started
-// after the command did (it replaced its environment), and a sandbox's main
-// process can start its processes late: the keepalive's background
-// subshell started after a first command did once the sandbox was used at
-// once. With this marker, the kill tells them apart. Execs set their own
-// marker, which replaces it.
+// MainMarker is MarkerVar's value in the environment of a sandbox's main
+// process (the container's, a pod's), and so of everything it starts. A
+// timed-out command's kill takes a process without any marker that started
+// after the command for one of the command's (it replaced its environment);
+// the main process's own processes may start late too (the keepalive's
+// background subshell, on a sandbox used the moment it started), and this
+// marker spares them. An exec sets its own marker, which replaces it.
 const MainMarker = "main"
 
 // TeardownTimeout bounds removals and other cleanup, which run on their own
