@@ -509,7 +509,7 @@ func (k *Backend) RemoveObject(ctx context.Context, o seam.Object) error {
 // pods are deleted. The sandboxes are the caller's to remove.
 func (k *Backend) Close() error {
 	k.probeMu.Lock()
-	k.proofContext()
+	k.proofContext() // also before any proof ran: none may start after Close
 	k.stopProofs()
 	k.probeMu.Unlock()
 	k.proofRuns.Wait()
