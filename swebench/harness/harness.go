@@ -29,6 +29,34 @@ func (r Rules) OrDefault() Rules {
 	return r
 }
 
+// Grading names the rule that decides, from the tests' statuses, whether
+// an instance is resolved. Families whose harness departs from the
+// official rule on purpose name their own.
+type Grading string
+
+const (
+	// GradingSWEBench is the official rule (get_resolution_status): every
+	// FAIL_TO_PASS and every PASS_TO_PASS test succeeds; a missing test
+	// fails. "" means it.
+	GradingSWEBench Grading = "swe-bench"
+	// GradingLive is SWE-bench-Live's (evaluation/evaluation.py,
+	// run_instance, at 70ec57e): every FAIL_TO_PASS test passes and no
+	// FAIL_TO_PASS or PASS_TO_PASS test fails; a PASS_TO_PASS test that
+	// is missing or skipped counts neither way.
+	GradingLive Grading = "swe-bench-live"
+)
+
+// Valid reports whether g is "" or one of the known rules.
+func (g Grading) Valid() bool { return g == "" || g == GradingSWEBench || g == GradingLive }
+
+// OrDefault is g, or [GradingSWEBench] when g is empty.
+func (g Grading) OrDefault() Grading {
+	if g == "" {
+		return GradingSWEBench
+	}
+	return g
+}
+
 // Mode says how the repository gets into the container.
 type Mode string
 

@@ -51,6 +51,9 @@ type TestSpec struct {
 	Parser string
 	// EvalType is dataset.EvalTypePassAndFail or dataset.EvalTypeFailOnly.
 	EvalType string
+	// Grading is the rule that decides resolved; "" is the official
+	// SWE-bench rule ([harness.GradingSWEBench]).
+	Grading harness.Grading
 
 	EvalCommands []string // run before the informational git commands (Django locale setup)
 	Install      string   // run again in eval.sh, e.g. "python -m pip install -e ."
@@ -120,6 +123,7 @@ type config struct {
 	overrides    *Overrides
 	defaultImage string
 	rules        harness.Rules
+	imageName    func(instanceID, namespace, tag string) string
 }
 
 // WithMode selects prebuilt-image or workspace mode. Default
@@ -204,6 +208,17 @@ func WithRules(rules harness.Rules) Option {
 			return fmt.Errorf("unknown rules %q (want %q or %q)", rules, harness.V4, harness.V5)
 		}
 		c.rules = rules
+		return nil
+	}
+}
+
+// WithImageName names the prebuilt image of a row that names none itself,
+// from its instance id and the run's namespace and tag: a family whose
+// images are named otherwise than the official ones passes its own.
+// Default [harness.InstanceImage].
+func WithImageName(name func(instanceID, namespace, tag string) string) Option {
+	return func(c *config) error {
+		c.imageName = name
 		return nil
 	}
 }
@@ -349,6 +364,9 @@ func (c *config) image(inst dataset.Instance, version string) string {
 		if inst.Image != "" {
 			return inst.Image
 		}
+		if c.imageName != nil {
+			return c.imageName(inst.InstanceID, c.namespace, c.tag)
+		}
 		return harness.InstanceImage(inst.InstanceID, c.namespace, c.tag)
 	}
 	// Workspace mode: version-specific entries before repository-wide ones;
@@ -382,4 +400,39 @@ func Official(repo string) bool {
 		return true
 	}
 	return repo == calypsoRepo
+}
+
+// Table says which of the official harness's tables knows a repository.
+type Table string
+
+const (
+	// TableNone: no table knows the repository.
+	TableNone Table = ""
+	// TablePython: the Python tables of SWE-bench, Lite and Verified
+	// (MAP_REPO_VERSION_TO_SPECS_PY), humaneval included.
+	TablePython Table = "python"
+	// TableReleases: the JavaScript tables of SWE-bench Multimodal's dev
+	// split, keyed by release line (Chart.js, marked, p5.js, react-pdf),
+	// and wp-calypso, whose commands come from the test patch.
+	TableReleases Table = "releases"
+	// TablePulls: the tables of SWE-bench Multilingual, keyed by pull
+	// request number.
+	TablePulls Table = "pulls"
+)
+
+// TableOf reports which official table knows repo ([Official] is
+// TableOf(repo) != TableNone).
+func TableOf(repo string) Table {
+	switch {
+	case tables[repo] != nil:
+		return TablePython
+	case repo == calypsoRepo:
+		return TableReleases
+	case commonTables[repo] != nil:
+		if _, ok := commonLatest[repo]; ok {
+			return TableReleases
+		}
+		return TablePulls
+	}
+	return TableNone
 }
