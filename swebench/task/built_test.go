@@ -76,7 +76,7 @@ func TestBuilt(t *testing.T) {
 		built []imagebuild.Event
 	)
 	cfg.BuildImages.Progress = func(e imagebuild.Event) { mu.Lock(); built = append(built, e); mu.Unlock() }
-	tasks, err := task.New(ctx, task.Config{Eval: cfg, Dir: t.TempDir()})
+	tasks, err := task.New(ctx, task.Config{Eval: cfg, Dir: t.TempDir(), Feedback: task.FeedbackFull})
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, tasks.Close()) }()
 	require.NotEmpty(t, built, "task.New built the images")

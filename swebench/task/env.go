@@ -41,6 +41,8 @@ type Env struct {
 	// spec is StartRequest.Spec, applied again when Reset replaces the
 	// sandbox.
 	spec func(*sandbox.Spec)
+	// submits counts Submit calls against Config.MaxSubmissions.
+	submits submitCount
 }
 
 // snapshot is the state of a started environment.
@@ -218,12 +220,10 @@ const diffLimit = 64 << 20
 // Submit grades the environment's Diff as swebench.Evaluate grades a
 // prediction with that patch (see [Tasks.Grade]). The environment is left
 // as it is.
+// Config.Feedback decides what the Submission tells of the tests, and
+// Config.MaxSubmissions how many are graded (then ErrSubmissionLimit).
 func (e *Env) Submit(ctx context.Context, progress func(swebench.Event)) (*Submission, error) {
-	patch, err := e.Diff(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return e.t.Grade(ctx, e.Instance.InstanceID, patch, progress)
+	return e.submit(ctx, progress) // under the tasks' policy, see policy.go
 }
 
 // Close removes the environment's sandbox and workspace. Safe to call

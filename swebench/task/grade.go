@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -26,6 +27,31 @@ type Submission struct {
 	ReportJSON []byte
 	// TestOutput is the path of test_output.txt, "" when there is none.
 	TestOutput string
+
+	// runDir and runReport are what the evaluator wrote for this
+	// submission alone: its run's log directory and run report.
+	runDir, runReport string
+}
+
+// Discard removes the logs the submission's run wrote (its directory under
+// Config.Dir/logs/run_evaluation and its run report); Result.LogDir and
+// TestOutput then name nothing. Env.Submit discards them itself under
+// FeedbackVerdict. Safe to call twice.
+func (s *Submission) Discard() error {
+	var errs []error
+	if s.runDir != "" {
+		errs = append(errs, fsutil.RemoveAll(s.runDir))
+	}
+	if s.runReport != "" {
+		if err := os.Remove(s.runReport); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	s.runDir, s.runReport = "", ""
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("discard the logs of a submission: %w", err)
+	}
+	return nil
 }
 
 // Grade grades patch as the model patch of task id exactly as
@@ -34,9 +60,11 @@ type Submission struct {
 // configuration (a fresh sandbox from the instance's image, the official
 // eval script, parser and rules), writing report.json and the other
 // official files under Config.Dir/logs/run_evaluation/<run>/swebox-task/<id>.
-// progress, when set, receives the run's events. Each submission's logs stay
-// until Tasks.Close removes the directory New made; under a Config.Dir of
-// the caller's they are the caller's to remove.
+// progress, when set, receives the run's events. Grade applies no
+// feedback policy (Env.Submit does): the Submission has everything. Its
+// logs stay until [Submission.Discard] or until Tasks.Close removes the
+// directory New made; under a Config.Dir of the caller's they are the
+// caller's to remove.
 func (t *Tasks) Grade(ctx context.Context, id, patch string, progress func(swebench.Event)) (*Submission, error) {
 	inst, ok := t.rows[id]
 	if !ok {
@@ -49,11 +77,16 @@ func (t *Tasks) Grade(ctx context.Context, id, patch string, progress func(swebe
 	cfg.RunID = "submit-" + randomHex(8)
 	cfg.Progress = progress
 	cfg.Repeat = 1
+	sub := &Submission{Patch: patch,
+		runDir:    filepath.Join(cfg.LogDir, "run_evaluation", cfg.RunID),
+		runReport: filepath.Join(cfg.ReportDir, grade.RunReportFileName(ModelName, cfg.RunID)),
+	}
 	res, err := swebench.Evaluate(ctx, cfg)
 	if err != nil && res == nil {
-		return nil, fmt.Errorf("grade %s: %w", id, err)
+		// No Submission for the caller to discard: what the run wrote
+		// goes now.
+		return nil, errors.Join(fmt.Errorf("grade %s: %w", id, err), sub.Discard())
 	}
-	sub := &Submission{Patch: patch}
 	for _, r := range res.Instances {
 		if r.InstanceID == id {
 			sub.Result = r

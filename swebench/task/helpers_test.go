@@ -64,7 +64,7 @@ func evalConfig(d demo, c *sandbox.Client) swebench.Config {
 
 func newTasks(t testing.TB, d demo, c *sandbox.Client) *task.Tasks {
 	t.Helper()
-	tasks, err := task.New(context.Background(), task.Config{Eval: evalConfig(d, c), Dir: t.TempDir()})
+	tasks, err := task.New(context.Background(), task.Config{Eval: evalConfig(d, c), Dir: t.TempDir(), Feedback: task.FeedbackFull})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tasks.Close()) })
 	return tasks

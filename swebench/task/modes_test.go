@@ -98,7 +98,7 @@ func TestModes(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(&cfg)
 			}
-			tasks, err := task.New(ctx, task.Config{Eval: cfg, Dir: t.TempDir()})
+			tasks, err := task.New(ctx, task.Config{Eval: cfg, Dir: t.TempDir(), Feedback: task.FeedbackFull})
 			require.NoError(t, err)
 			defer tasks.Close()
 			env, err := tasks.Start(ctx, inst.InstanceID)

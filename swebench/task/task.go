@@ -48,6 +48,17 @@ type Config struct {
 	// Default: the evaluator's hardened spec, every command admitted, no
 	// network.
 	Spec func(*sandbox.Spec)
+	// Feedback is what Env.Submit's Submission tells of the hidden tests:
+	// FeedbackVerdict (the verdict and the counts, no test names, no
+	// report.json, no test output; the logs removed) or FeedbackFull
+	// (everything the evaluator wrote). Tasks.Grade, the operator's, is not
+	// bound by it. Default: FeedbackVerdict.
+	Feedback Feedback
+	// MaxSubmissions caps the submissions of each environment, Resets
+	// included; Env.Submit then fails with ErrSubmissionLimit. A submission
+	// that fails for the infrastructure (an error, no verdict) does not
+	// count. Default: 0, no limit.
+	MaxSubmissions int
 }
 
 // Tasks starts task environments for the rows of a dataset. Its methods are
