@@ -53,17 +53,28 @@ type Config struct {
 	Rules harness.Rules
 	// Mode picks how the repository reaches the container, for every
 	// instance. Default: the mode the other fields ask for (see
-	// [Config.Validate]); when none does, each instance runs as upstream
-	// would run it: in its official image (the row's image, else
+	// [Config.Validate]); when none does, each instance runs as its
+	// family's harness would run it: in its prebuilt image (the row's
+	// image, else the family's name for it, e.g.
 	// <Namespace>/sweb.eval.x86_64.<id>:<ImageTag>, pulled if missing)
-	// when the row names an image or the harness tables know its
-	// repository ([spec.Official]), in workspace mode otherwise (your own
-	// repositories, the demo).
+	// when a task family claims it ([family.Resolve]: the harness tables
+	// know its repository, or its fields or the dataset's name say whose
+	// it is); in workspace mode when the row names its log parser or
+	// SpecOverrides is given; any other row is refused
+	// ([UnclaimedError]). Your own repositories and the demo run in
+	// workspace mode when asked for (Mode, Repos, Image, ImageMap).
 	//
 	// Workspace mode grades an official repository only in an image the
 	// image map names for it: the default image lacks its dependencies, so
 	// the run is refused before anything runs ([WorkspaceImageError]).
 	Mode harness.Mode
+	// Family names the task family of every row (see package family, e.g.
+	// "swe-gym"), for rows that do not say it themselves. Default: each
+	// row's own family, from the dataset's name (DatasetName) or the row
+	// ([family.Resolve]). A row no family claims runs only where the run
+	// gives it an environment (workspace mode, SpecOverrides); any other
+	// is refused before anything runs ([UnclaimedError]).
+	Family string
 	// Gold makes the predictions from the dataset's own patches, as the
 	// official "gold" predictions path does: from every row of Dataset
 	// under v4 rules (v4.1.0 reads the whole split), from the selection

@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/logparse"
@@ -221,24 +223,42 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		harness.ModeWorkspace: append(append([]spec.Option(nil), base...), spec.WithMode(harness.ModeWorkspace), spec.WithImages(im), spec.WithDefaultImage(cfg.Image)),
 	}
 	refused := map[string]bool{}
+	var unclaimed *UnclaimedError
 	e.specs = make(map[string]specEntry, len(sel.Run))
 	for _, id := range sel.Run {
 		inst, _ := sel.Instance(id)
+		fam, looksLike, err := cfg.familyOf(inst)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate: %w", err)
+		}
 		mode := asked
 		if mode == "" {
 			mode = harness.ModeWorkspace
-			if inst.Image != "" || spec.Official(inst.Repo) {
+			if fam != nil {
 				mode = harness.ModePrebuilt
+			}
+		}
+		if fam == nil && !cfg.environmentGiven(asked, inst) {
+			if unclaimed == nil {
+				unclaimed = &UnclaimedError{LooksLike: map[string]string{}}
+			}
+			unclaimed.Instances = append(unclaimed.Instances, id)
+			if len(looksLike) > 0 {
+				unclaimed.LooksLike[id] = looksLike[0].Name
 			}
 		}
 		if _, named := im.Lookup(inst.Repo, inst.Version); mode == harness.ModeWorkspace && !named && spec.Official(inst.Repo) {
 			refused[inst.Repo] = true
 		}
-		ts, err := spec.For(inst, opts[mode]...)
+		ts, err := e.testSpec(fam, inst, opts[mode])
 		if err != nil {
 			err = fmt.Errorf("test spec: %w", err)
 		}
 		e.specs[id] = specEntry{ts: ts, err: err, mode: mode}
+	}
+	if unclaimed != nil && !cfg.RewriteReports {
+		sort.Strings(unclaimed.Instances)
+		return nil, fmt.Errorf("evaluate: %w", unclaimed)
 	}
 	if len(refused) > 0 && !cfg.RewriteReports {
 		return nil, fmt.Errorf("evaluate: %w", &WorkspaceImageError{Repos: sortedKeys(refused), Image: cfg.Image})
@@ -248,6 +268,19 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		e.cfg.Mode = e.uniformMode()
 	}
 	return e, nil
+}
+
+// testSpec is inst's test spec as its family builds it (spec.For for a
+// row no family claims), under the run's options; a family's own image
+// namespace stands in for a run that names none.
+func (e *evaluator) testSpec(fam *family.Family, inst dataset.Instance, opts []spec.Option) (spec.TestSpec, error) {
+	if fam == nil {
+		return spec.For(inst, opts...)
+	}
+	if fam.Namespace != "" && e.cfg.Namespace == "" {
+		opts = append(append([]spec.Option(nil), opts...), spec.WithNamespace(fam.Namespace))
+	}
+	return fam.TestSpec(inst, opts...)
 }
 
 // uniformMode is the mode of every instance of the run; "" when they

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
@@ -25,6 +26,10 @@ type GradeRequest struct {
 	// Overrides adjusts the parsers of custom repositories (see package
 	// spec); optional.
 	Overrides *spec.Overrides
+	// Family names the row's task family (see Config.Family). Default: the
+	// family that claims the row; a row none claims is graded by the
+	// official tables' rules.
+	Family string
 	// PatchIsNone is a prediction whose model_patch is null: the report
 	// says so and grades nothing. Default false.
 	PatchIsNone bool
@@ -54,7 +59,16 @@ func GradeLog(req GradeRequest) (grade.InstanceReport, error) {
 	if req.Overrides != nil {
 		opts = append(opts, spec.WithOverrides(req.Overrides))
 	}
-	ts, err := spec.For(req.Instance, opts...)
+	fam, _, err := family.Resolve(req.Instance, family.Hint{Family: req.Family})
+	if err != nil {
+		return grade.InstanceReport{}, &ConfigError{Field: "Family", Value: req.Family, Reason: err.Error(), Err: err}
+	}
+	var ts spec.TestSpec
+	if fam != nil {
+		ts, err = fam.TestSpec(req.Instance, opts...)
+	} else {
+		ts, err = spec.For(req.Instance, opts...)
+	}
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("test spec: %w", err)
 	}
@@ -74,7 +88,7 @@ func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, er
 		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
 		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
 		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
-		Rules:    rules, PatchIsNone: req.PatchIsNone, Regrade: !req.Fresh,
+		Rules:    rules, Grading: ts.Grading, PatchIsNone: req.PatchIsNone, Regrade: !req.Fresh,
 	})
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/harness"
 )
 
@@ -31,6 +32,11 @@ func (cfg Config) Validate() error {
 	}
 	if cfg.Mode != "" && !cfg.Mode.Valid() {
 		return &ConfigError{Field: "Mode", Value: string(cfg.Mode), Reason: fmt.Sprintf("want %s or %s", harness.ModeWorkspace, harness.ModePrebuilt)}
+	}
+	if cfg.Family != "" {
+		if _, ok := family.Lookup(cfg.Family); !ok {
+			return &ConfigError{Field: "Family", Value: cfg.Family, Reason: "want one of " + strings.Join(family.Names(), ", "), Err: family.ErrUnknownFamily}
+		}
 	}
 	if cfg.ImageMap != nil && cfg.ImageMapFile != "" {
 		return &ConfigError{Field: "ImageMapFile", Conflict: "ImageMap", Reason: "give one image map"}

@@ -86,7 +86,7 @@ const (
 	ClaimRepo
 	// ClaimRow: fields only the family's rows carry say it is the
 	// family's (SWE-bench-Live's test_cmds, SWE-rebench's install_config,
-	// a SWE-bench 5 row's image and eval_script).
+	// a SWE-bench 5 row's image).
 	ClaimRow
 )
 

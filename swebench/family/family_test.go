@@ -64,7 +64,7 @@ func TestSWEBenchFamiliesClaimTheirTables(t *testing.T) {
 	}
 }
 
-// A SWE-bench 5 row claims itself by its image and eval script, whatever
+// A SWE-bench 5 row claims itself by its image, whatever
 // its repository; a row nothing claims resolves to no family.
 func TestClaimByRowAndNone(t *testing.T) {
 	v5 := dataset.Instance{InstanceID: "acme__widget-1", Repo: "acme/widget", BaseCommit: "abcd", Image: "acme/widget:1", EvalScript: "#!/bin/bash\n"}

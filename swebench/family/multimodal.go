@@ -6,9 +6,8 @@ import (
 )
 
 // SWE-bench Multimodal: the dev split's JavaScript tables, keyed by release
-// line, and wp-calypso, whose commands come from the test patch; the test
-// split's rows are SWE-bench 5 rows, claimed by [swe-bench] through their
-// image and eval script.
+// line, and wp-calypso, whose commands come from the test patch. The test
+// split's rows are SWE-bench 5 rows, which swe-bench claims by their image.
 func init() {
 	Register(&Family{
 		Name:    "swe-bench-multimodal",

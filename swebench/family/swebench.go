@@ -6,8 +6,8 @@ import (
 )
 
 // SWE-bench, Lite and Verified: the official Python tables, the official
-// images, the official rule. A SWE-bench 5 row that names its image and
-// carries its eval script is SWE-bench's too, whatever its repository.
+// images, the official rule. A SWE-bench 5 row that names its image is
+// SWE-bench's too, whatever its repository.
 func init() {
 	Register(&Family{
 		Name:    "swe-bench",
@@ -24,7 +24,7 @@ func init() {
 		Upstream: Upstream{Repository: "SWE-bench/SWE-bench", Commit: "v4.1.0, 490635b (5.0.2)"},
 		Claim: func(inst dataset.Instance) Claim {
 			switch {
-			case inst.Image != "" || inst.EvalScript != "":
+			case inst.Image != "":
 				return ClaimRow
 			case spec.TableOf(inst.Repo) == spec.TablePython:
 				return ClaimRepo

@@ -233,6 +233,11 @@ type Input struct {
 	FailOnly bool
 	// Rules selects the official release reproduced; empty means v5.
 	Rules harness.Rules
+	// Grading is the rule that decides resolved; empty means the official
+	// one. [harness.GradingLive] parses as SWE-bench-Live does (its copy of
+	// the v4 pytest parser, the test output alone, no whole-log retry) and
+	// grades by its rule (see [LiveTests]).
+	Grading harness.Grading
 	// PatchIsNone is a prediction whose model_patch is null: the official
 	// report says so and grades nothing.
 	PatchIsNone bool
@@ -260,6 +265,12 @@ func Grade(in Input) (InstanceReport, error) {
 	rules := in.Rules.OrDefault()
 	if !rules.Valid() {
 		return InstanceReport{}, fmt.Errorf("grade %s: %w: %q", in.InstanceID, ErrUnknownRules, rules)
+	}
+	if !in.Grading.Valid() {
+		return InstanceReport{}, fmt.Errorf("grade %s: %w: grading %q", in.InstanceID, ErrUnknownRules, in.Grading)
+	}
+	if in.Grading.OrDefault() == harness.GradingLive {
+		return gradeLive(in, rules)
 	}
 	rep := InstanceReport{InstanceID: in.InstanceID, Rules: rules}
 	if rules == harness.V5 && in.InfraFailureReason != "" {

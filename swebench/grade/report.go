@@ -41,10 +41,13 @@ type Notes struct {
 	// CountCheck: disagreements between the parsed outcomes and the test
 	// runner's own closing counts.
 	CountCheck []string
+	// Grading names the rule that graded when it is not the official one
+	// (a family's own, e.g. harness.GradingLive).
+	Grading harness.Grading
 }
 
 // Empty reports whether there is no note.
-func (n Notes) Empty() bool { return len(n.Forgery) == 0 && len(n.CountCheck) == 0 }
+func (n Notes) Empty() bool { return len(n.Forgery) == 0 && len(n.CountCheck) == 0 && n.Grading == "" }
 
 // NotesKey is the report.json key of [Notes].
 const NotesKey = "swebox"
@@ -87,6 +90,9 @@ func (r InstanceReport) Encode() []byte {
 		if len(r.Notes.CountCheck) > 0 {
 			notes.add("count_check", pyList(r.Notes.CountCheck))
 		}
+		if r.Notes.Grading != "" {
+			notes.add("grading", pyString(string(r.Notes.Grading)))
+		}
 		body.add(NotesKey, notes)
 	}
 	return pyDumps(pyObject{{r.InstanceID, body}})
@@ -108,6 +114,7 @@ type reportBody struct {
 	Notes                    *struct {
 		Forgery    []string `json:"forgery"`
 		CountCheck []string `json:"count_check"`
+		Grading    string   `json:"grading"`
 	} `json:"swebox"`
 }
 
@@ -148,7 +155,7 @@ func (r *InstanceReport) UnmarshalJSON(data []byte) error {
 			}
 		}
 		if b.Notes != nil {
-			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck}
+			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck, Grading: harness.Grading(b.Notes.Grading)}
 		}
 	}
 	return nil
