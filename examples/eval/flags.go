@@ -13,6 +13,7 @@ import (
 	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/harness"
 )
 
@@ -40,6 +41,7 @@ type runOptions struct {
 	Image         string
 	ImageMap      string
 	SpecOverrides string
+	Family        string
 	Grading       string
 	Shard         shardValue
 	Workspace     bool
@@ -165,6 +167,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ImageMap) }},
 	{names: []string{"spec_overrides"}, arg: "FILE", swebox: true, usage: "JSON file adjusting test commands, parsers and images of custom repositories (see package swebench/spec)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.SpecOverrides) }},
+	{names: []string{"family"}, arg: "NAME", swebox: true, usage: "task family of every row (" + strings.Join(family.Names(), ", ") + "), for rows that do not say it themselves; default: the dataset's name or the row decides, and a row no family claims runs only in workspace mode",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Family) }},
 	{names: []string{"grading"}, arg: "v4|v5", swebox: true, usage: "official harness release whose patch fallbacks, parsers and grading rules are reproduced",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Grading) }},
 	{names: []string{"shard"}, arg: "I/N", swebox: true, usage: "run only the I-th of N slices (1 <= I <= N): the selected ids sorted, those at index I-1, I-1+N, ...",
@@ -366,7 +370,7 @@ func (o *runOptions) validate() error {
 var configFlags = map[string]string{
 	"Namespace": "--namespace", "ImageTag": "--instance_image_tag", "Image": "--image", "ImageMapFile": "--image_map",
 	"RepoSources": "--repos", "KeepWorkspaces": "--keep_workspaces", "ShareObjects": "--share_objects",
-	"Mode": "--workspace", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
+	"Mode": "--workspace", "Family": "--family", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
 	"RewriteReports": "--rewrite_reports",
 }
 

@@ -286,6 +286,7 @@ func runConfig(o runOptions) swebench.Config {
 		Repeat:         o.Repeat,
 		ImageMapFile:   o.ImageMap,
 		SpecOverrides:  o.SpecOverrides,
+		Family:         o.Family,
 		RepoSources:    o.Repos,
 		TaskRepo:       o.TaskRepo,
 		KeepWorkspaces: o.KeepWorkspaces,
@@ -439,7 +440,15 @@ const engineAdvice = "Start the Docker engine (for example `sudo systemctl start
 func advice(err error) string {
 	var missing *swebench.MissingImagesError
 	var wsImage *swebench.WorkspaceImageError
+	var unclaimed *swebench.UnclaimedError
 	switch {
+	case errors.As(err, &unclaimed):
+		var b strings.Builder
+		for _, fam := range unclaimed.Families() {
+			fmt.Fprintf(&b, "Rows that look like %s run as its harness runs them with --family %s.\n", fam, fam)
+		}
+		b.WriteString("Your own repositories run in workspace mode with --workspace (and --repos DIR, --image or --image_map for their environment).")
+		return b.String()
 	case errors.As(err, &wsImage):
 		return "Run them as upstream does: drop --workspace, --repos, --image and --image_map to use the official prebuilt images (pulled if missing);\n" +
 			"or build those images locally with --namespace none; or name an image holding each repository's dependencies with --image_map FILE ({\"" + wsImage.Repos[0] + "\": \"IMAGE\"})."

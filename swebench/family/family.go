@@ -222,7 +222,9 @@ type Hint struct {
 }
 
 // Resolve is the family of inst in a run: the one named, else the one
-// whose dataset the run reads, else the one that claims the row ([Of]). An
+// whose dataset the run reads when that family claims the row at all
+// (ClaimLooksLike is enough: SWE-Gym's rows say nothing of SWE-Gym), else
+// the one that claims the row ([Of]). An
 // unknown Hint.Family is an error wrapping [ErrUnknownFamily]. f is nil
 // when no family claims the row; looksLike then lists the families whose
 // tables know its repository.
@@ -234,17 +236,18 @@ func Resolve(inst dataset.Instance, h Hint) (f *Family, looksLike []*Family, err
 		}
 		return f, nil, nil
 	}
-	if f, ok := ForDataset(h.Dataset); ok {
-		// A dataset of SWE-bench's own names rows whose repositories its
-		// tables decide; other families' rows in it still claim
-		// themselves (a file of mixed rows is read by name too).
-		if g, _ := Of(inst); g != nil && g != f && g.Claim(inst) == ClaimRow {
+	g, looksLike := Of(inst)
+	if f, ok := ForDataset(h.Dataset); ok && f.Claim(inst) != ClaimNone {
+		// The dataset's family takes the rows its tables know or that
+		// look like its own; a row another family's fields claim, or
+		// one of a repository no table of the family knows, decides for
+		// itself.
+		if g != nil && g != f && g.Claim(inst) > f.Claim(inst) {
 			return g, nil, nil
 		}
 		return f, nil, nil
 	}
-	f, looksLike = Of(inst)
-	return f, looksLike, nil
+	return g, looksLike, nil
 }
 
 // ErrUnknownFamily is a family name no family has.
