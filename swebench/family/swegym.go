@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -45,7 +46,7 @@ func init() {
 // "{namespace}/sweb.eval.x86_64.{id}:{tag}" with "__" written "_s_" and
 // the id lower-cased.
 func SWEGymImage(instanceID, namespace, tag string) string {
-	key := "sweb.eval.x86_64." + strings.ToLower(strings.ReplaceAll(instanceID, "__", "_s_")) + ":" + tag
+	key := harness.LocalInstanceImage(strings.ReplaceAll(instanceID, "__", "_s_"), "x86_64", tag)
 	if namespace == "" {
 		return key
 	}
