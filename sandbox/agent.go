@@ -179,6 +179,12 @@ func (h *agentHost) newSandboxAgent(session string, uid, gid int) (*sandboxAgent
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("make agent socket directory: %w", err)
 	}
+	// The next client removes the directory if this process dies first
+	// (reapAgentDirs).
+	if err := os.WriteFile(filepath.Join(dir, agentOwnerFile), []byte(ownerID()), 0o600); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("make agent socket directory: %w", err)
+	}
 	if uid != os.Getuid() || gid != os.Getgid() {
 		if err := os.Chown(a.sockDir, uid, gid); err != nil {
 			_ = os.RemoveAll(dir)
@@ -554,6 +560,17 @@ func (s *Sandbox) markUnusable(cause error) (unusable, killErr error) {
 	return unusable, s.Kill(kctx, "KILL")
 }
 
+// agentDirs lists agentBase, which holds no directory when it does not
+// exist.
+func agentDirs() (base string, entries []os.DirEntry, err error) {
+	base = agentBase()
+	entries, err = os.ReadDir(base)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return base, nil, fmt.Errorf("list agent directories: %w", err)
+	}
+	return base, entries, nil
+}
+
 // agentBase is where the socket directories are; agentBaseDir makes it.
 func agentBase() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("swebox-agent-%d", os.Getuid()))
@@ -590,13 +607,9 @@ func agentDirPrefix(session string) string {
 }
 
 func pruneAgentDirs(session string, all bool) error {
-	base := agentBase()
-	entries, err := os.ReadDir(base)
+	base, entries, err := agentDirs()
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("list agent directories: %w", err)
+		return err
 	}
 	var errs []error
 	for _, e := range entries {

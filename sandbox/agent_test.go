@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -261,8 +262,9 @@ func TestExecAgentKilledByItsCommand(t *testing.T) {
 	_, err = sb.Exec(context.Background(), sandbox.ExecRequest{Cmd: []string{"true"}})
 	require.ErrorIs(t, err, sandbox.ErrUnusable)
 	require.Eventually(t, func() bool {
+		// Killed, the engine removes it (a leased sandbox).
 		info, err := sandbox.EngineOf(c).ContainerInspect(context.Background(), sb.ID())
-		return err == nil && info.State != nil && !info.State.Running
+		return cerrdefs.IsNotFound(err) || err == nil && info.State != nil && !info.State.Running
 	}, 30*time.Second, 100*time.Millisecond, "the container is killed")
 }
 

@@ -24,6 +24,7 @@ type Client struct {
 	session string
 	agent   agentState
 	pool    *pool // nil: no warm pool
+	reap    reaper
 }
 
 type config struct {
@@ -178,6 +179,7 @@ func (c *Client) Close() error {
 	if c.pool != nil {
 		c.pool.close()
 	}
+	c.stopReap()
 	return c.b.close()
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -100,6 +101,9 @@ func (d dockerConfig) conflict() error {
 type dockerBackend struct {
 	api   dockerAPI
 	owned bool // api was made here and is closed by close
+	// records holds, by container id, the *mainRecord of each sandbox
+	// this client leased until it is removed (lease.go).
+	records sync.Map
 }
 
 var (
@@ -207,6 +211,7 @@ func (d *dockerBackend) create(ctx context.Context, req createRequest) (string, 
 	if req.Stdin {
 		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
 	}
+	hc.AutoRemove = req.Leased
 	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
 	if err != nil {
 		return "", dockerErr(err)
@@ -328,6 +333,12 @@ func pump(hj types.HijackedResponse, s stdio) <-chan struct{} {
 
 func (d *dockerBackend) inspect(ctx context.Context, id string) (State, error) {
 	info, err := d.api.ContainerInspect(ctx, id)
+	if cerrdefs.IsNotFound(err) {
+		// The engine removed a leased sandbox whose main process ended.
+		if rec, ok := d.ended(ctx, id); ok {
+			return rec.st, nil
+		}
+	}
 	if err != nil {
 		return State{}, dockerErr(err)
 	}
@@ -339,6 +350,16 @@ func (d *dockerBackend) inspect(ctx context.Context, id string) (State, error) {
 
 func (d *dockerBackend) logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
 	rc, err := d.api.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
+	if cerrdefs.IsNotFound(err) || cerrdefs.IsConflict(err) {
+		// Removed, or being removed ("can not get logs from container
+		// which is dead or marked for removal"): the lease kept the end.
+		if rec, ok := d.ended(ctx, id); ok {
+			if err := writeTail(stdout, rec.stdout.Output(), tail); err != nil {
+				return err
+			}
+			return writeTail(stderr, rec.stderr.Output(), tail)
+		}
+	}
 	if err != nil {
 		return dockerErr(err)
 	}
@@ -357,7 +378,11 @@ func (d *dockerBackend) kill(ctx context.Context, id, signal string) error {
 }
 
 func (d *dockerBackend) remove(ctx context.Context, id string) error {
-	return dockerErr(d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}))
+	err := d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err == nil || cerrdefs.IsNotFound(err) {
+		d.records.Delete(id)
+	}
+	return dockerErr(err)
 }
 
 func (d *dockerBackend) copyIn(ctx context.Context, id, dir string, tar io.Reader) error {

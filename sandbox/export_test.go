@@ -21,3 +21,6 @@ func WithDockerAPI(api DockerAPI) Option {
 
 // EngineOf returns the Docker engine client of c's backend, to wrap.
 func EngineOf(c *Client) DockerAPI { return c.b.(*dockerBackend).api }
+
+// AgentBase is the directory that holds the exec agents' socket directories.
+var AgentBase = agentBase

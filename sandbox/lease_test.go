@@ -6,24 +6,31 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/swebox/swebox/internal/cienv"
 	"github.com/swebox/swebox/internal/kubetest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
 
-// TestSandboxEndsWithItsOwner: a program that creates sandboxes and dies
-// without removing them (log.Fatal, kill -9) leaves none running 60 s
-// later, on the exec agent and without it; Prune then removes what is left.
+// TestSandboxEndsWithItsOwner: a program that creates sandboxes (each with
+// a volume) and dies without removing them (log.Fatal, kill -9) leaves
+// nothing on the engine 60 s later, on the exec agent and without it: the
+// containers are gone from `docker ps -a` and their volumes from `docker
+// volume ls`, with no other program removing them (the owner runs in a
+// pid namespace of its own, so that no other client can tell it died).
 func TestSandboxEndsWithItsOwner(t *testing.T) {
 	c := testenv.Client(t)
 	bin := buildOwner(t)
@@ -39,41 +46,53 @@ func TestSandboxEndsWithItsOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			session := testenv.Session(t)
-			cmd := startOwner(t, bin, session, tc.how)
-			// running counts the session's running containers; -1 when
-			// the engine did not answer or the two sandboxes are not there.
-			running := func() int {
-				list, err := api.ContainerList(context.Background(), container.ListOptions{All: true,
-					Filters: filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+session))})
-				if err != nil || len(list) != 2 {
-					return -1
-				}
-				n := 0
-				for _, ct := range list {
-					if ct.State == "running" {
-						n++
-					}
-				}
-				return n
+			cmd := startIsolatedOwner(t, bin, session, tc.how)
+			t.Cleanup(func() { pruneSession(t, session) })
+			left := func() (containers, running, volumes int) {
+				return sessionObjects(t, api, session)
 			}
-			assert.Equal(t, 2, running(), "both sandboxes run while their owner lives")
+			ct, run, vol := left()
+			require.Equal(t, []int{2, 2, 2}, []int{ct, run, vol}, "both sandboxes and their volumes exist, running, while their owner lives")
 			if tc.kill {
-				require.NoError(t, cmd.Process.Kill())
+				require.NoError(t, killGroup(cmd))
 			}
 			_ = cmd.Wait()
 			died := time.Now()
-			assert.Eventually(t, func() bool { return running() == 0 }, 60*time.Second, 200*time.Millisecond,
-				"no sandbox runs 60 s after its owner died")
-			t.Logf("sandboxes stopped %s after their owner died", time.Since(died).Round(10*time.Millisecond))
-			pc, err := sandbox.New(sandbox.WithSession(session))
-			require.NoError(t, err)
-			defer pc.Close()
-			_, err = pc.Prune(context.Background(), sandbox.PruneRequest{})
-			require.NoError(t, err)
-			left := testenv.CountLeftovers(t, pc, session)
-			assert.Zero(t, left, "Prune removes what the dead owner left")
+			assert.Eventually(t, func() bool {
+				ct, _, vol := left()
+				return ct == 0 && vol == 0
+			}, 60*time.Second, 200*time.Millisecond, "the sandboxes and their volumes are gone 60 s after their owner died")
+			ct, run, vol = left()
+			t.Logf("%s after their owner died: %d containers (%d running), %d volumes left",
+				time.Since(died).Round(10*time.Millisecond), ct, run, vol)
 		})
 	}
+}
+
+// sessionObjects counts the session's containers (all, as `docker ps -a`;
+// and those running) and volumes (`docker volume ls`) on the engine.
+func sessionObjects(t *testing.T, api *client.Client, session string) (containers, running, volumes int) {
+	t.Helper()
+	f := filters.NewArgs(filters.Arg("label", sandbox.LabelSession+"="+session))
+	list, err := api.ContainerList(context.Background(), container.ListOptions{All: true, Filters: f})
+	require.NoError(t, err)
+	for _, ct := range list {
+		if ct.State == "running" {
+			running++
+		}
+	}
+	vols, err := api.VolumeList(context.Background(), volume.ListOptions{Filters: f})
+	require.NoError(t, err)
+	return len(list), running, len(vols.Volumes)
+}
+
+// pruneSession removes what a test's session left, whatever the outcome.
+func pruneSession(t *testing.T, session string) {
+	pc, err := sandbox.New(sandbox.WithSession(session))
+	require.NoError(t, err)
+	defer pc.Close()
+	_, err = pc.Prune(context.Background(), sandbox.PruneRequest{})
+	assert.NoError(t, err)
 }
 
 // buildOwner builds testdata/owner.
@@ -89,7 +108,29 @@ func buildOwner(t *testing.T) string {
 // startOwner runs the owner program and waits until its sandboxes exist.
 func startOwner(t *testing.T, bin, session, how string, extra ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{session, testenv.Image(), how}, extra...)...)
+	return startOwnerCmd(t, exec.Command(bin, append([]string{session, testenv.Image(), how}, extra...)...))
+}
+
+// startIsolatedOwner is startOwner with the owner in a pid namespace of its
+// own, where no other program on the machine can tell that it died: the
+// clients of other programs (other tests that run meanwhile) leave its
+// sandboxes alone, so that what removes them is the engine. Without
+// unshare(1) and the privilege to use it, the test skips.
+func startIsolatedOwner(t *testing.T, bin, session, how string) *exec.Cmd {
+	t.Helper()
+	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+		cienv.Skip(t, "cannot run the owner in a pid namespace of its own (unshare --pid: %v)", err)
+	}
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL", bin, session, testenv.Image(), how)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return startOwnerCmd(t, cmd)
+}
+
+// killGroup kills cmd's process group with SIGKILL (kill -9).
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+func startOwnerCmd(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -11,8 +11,9 @@ import (
 
 // LabelOwner names the process that created a sandbox: its machine's boot,
 // its pid namespace, its pid and its start time (Linux), so that a Prune
-// with Stopped can tell a sandbox whose owner died (a one-shot Run's
-// command still running, say) from a live program's.
+// with Stopped, and every client at its first sandbox (reapOrphans), can
+// tell a sandbox whose owner died (a one-shot Run's command still running,
+// say) from a live program's.
 const LabelOwner = "swebox.owner"
 
 // ownerID is this process's owner label value; "" where it cannot be told.

@@ -41,7 +41,7 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 	}
 	spec = spec.withDefaults()
 
-	id, err := c.createSandbox(ctx, spec, req.Cmd, req.Stdin != nil)
+	id, err := c.createSandbox(ctx, createRequest{Spec: spec, Cmd: req.Cmd, Stdin: req.Stdin != nil})
 	if err != nil {
 		return ExecResult{}, err
 	}

@@ -66,7 +66,7 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	if leased {
 		cmd = leasedMain(cmd)
 	}
-	id, err := c.createSandbox(ctx, withAgent, cmd, leased)
+	id, err := c.createSandbox(ctx, createRequest{Spec: withAgent, Cmd: cmd, Stdin: leased, Leased: leased})
 	if err != nil {
 		if agent != nil {
 			err = errors.Join(err, agent.remove())
@@ -91,23 +91,25 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	return sb, nil
 }
 
-// createSandbox creates (not starts) a sandbox for a defaulted spec with
-// cmd as its main process, with stdin open when stdin is set.
+// createSandbox creates (not starts) the sandbox req describes (a
+// defaulted spec, its main process), with the client's labels.
 //
 // The engine may finish creating a sandbox whose request the client
 // abandoned, leaving it unknown to the caller, so the request runs on a
 // context of its own; when ctx ends meanwhile, the sandbox is removed and
 // ctx's error returned.
-func (c *Client) createSandbox(ctx context.Context, spec Spec, cmd []string, stdin bool) (string, error) {
+func (c *Client) createSandbox(ctx context.Context, req createRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("create sandbox: %w", err)
 	}
+	c.startReap()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	id, err := c.b.create(cctx, createRequest{Spec: spec, Cmd: cmd, Labels: c.labels(spec.Labels), Stdin: stdin})
+	req.Labels = c.labels(req.Spec.Labels)
+	id, err := c.b.create(cctx, req)
 	if err != nil {
 		if errors.Is(err, errNotFound) {
-			return "", &ImageError{Image: spec.Image, PullErr: err}
+			return "", &ImageError{Image: req.Spec.Image, PullErr: err}
 		}
 		return "", c.engineErr("create sandbox", err)
 	}

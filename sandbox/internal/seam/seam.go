@@ -88,6 +88,10 @@ type CreateRequest[S any] struct {
 	Cmd    []string          // the main process; no entrypoint runs before it
 	Labels map[string]string // put on the sandbox and everything made for it
 	Stdin  bool              // keep the main process's stdin open for StartAttached
+	// Leased: the sandbox lives no longer than its lease (package
+	// sandbox's leaser); the engine removes it, with the storage made for
+	// it, once its main process ends. Backends without leases ignore it.
+	Leased bool
 }
 
 // Stdio is where a process's standard streams go. Stdin may be nil; Stdout

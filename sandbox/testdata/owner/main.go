@@ -4,7 +4,7 @@
 //	owner SESSION IMAGE fatal|wait [KUBECONFIG NAMESPACE]
 //
 // It creates one sandbox with the exec agent and one without (two pods,
-// given a kubeconfig), prints "ready", and then calls log.Fatal (fatal) or
+// given a kubeconfig), each with a volume, prints "ready", and then calls log.Fatal (fatal) or
 // waits to be killed (wait).
 package main
 
@@ -34,7 +34,8 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		sb, err := c.Create(ctx, sandbox.Spec{Image: image})
+		// An anonymous volume, as a prebuilt SWE-bench instance's /testbed.
+		sb, err := c.Create(ctx, sandbox.Spec{Image: image, Mounts: []sandbox.Mount{{Type: "volume", Target: "/data"}}})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// reaper removes, once per client, what sandboxes whose owner process is
+// gone left on the engine and the host (reapOrphans).
+type reaper struct {
+	once   sync.Once
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the sweep has ended; nil before it starts
+}
+
+// startReap starts the client's sweep of orphans at its first sandbox, on a
+// backend that ties sandboxes to their owner (leaser). It runs in the
+// background; Close ends it and waits.
+func (c *Client) startReap() {
+	if _, ok := c.b.(leaser); !ok {
+		return
+	}
+	c.reap.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+		c.reap.cancel = cancel
+		c.reap.done = make(chan struct{})
+		go func() {
+			defer close(c.reap.done)
+			defer cancel()
+			if err := c.reapOrphans(ctx); err != nil {
+				c.log.Warn("remove the leftovers of ended programs", "cause", err)
+			}
+		}()
+	})
+}
+
+// stopReap ends the sweep, if it runs, and waits for it.
+func (c *Client) stopReap() {
+	c.reap.once.Do(func() {}) // no sweep starts after Close
+	if c.reap.done != nil {
+		c.reap.cancel()
+		<-c.reap.done
+	}
+}
+
+// reapOrphans removes every object the package labelled, of any session,
+// whose owner (LabelOwner) is a process of this machine that no longer
+// runs, and the exec agent directories of such processes. A sandbox stopped
+// by its lease is gone already (AutoRemove); these are the rest: a sandbox
+// created but never started, a one-shot Run's container, storage still in
+// use when its sandbox went (removed once free), and what an older version
+// left.
+func (c *Client) reapOrphans(ctx context.Context) error {
+	objs, err := c.b.list(ctx, map[string]string{LabelManaged: "true", LabelOwner: ""})
+	if err != nil {
+		return c.engineErr("list objects", err)
+	}
+	var errs []error
+	for _, o := range objs {
+		if !ownerGone(o.Labels[LabelOwner]) {
+			continue
+		}
+		err := c.b.removeObject(ctx, o)
+		switch {
+		case errors.Is(err, errNotFound), errors.Is(err, errConflict):
+			continue // gone meanwhile, or still in use
+		case err != nil:
+			errs = append(errs, c.engineErr(fmt.Sprintf("remove %s %s", o.Kind, shortID(o.ID)), err))
+			continue
+		}
+		c.log.Debug("removed an orphan", "kind", o.Kind, "id", shortID(o.ID), "owner", o.Labels[LabelOwner])
+		if o.Kind == KindSandbox {
+			if err := removeAgentDir(o.Labels[labelAgentDir]); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(append(errs, reapAgentDirs())...)
+}
+
+// agentOwnerFile, in a sandbox's agent directory, holds the owner label of
+// the process that made it.
+const agentOwnerFile = "owner"
+
+// reapAgentDirs removes the agent directories whose owner is gone.
+func reapAgentDirs() error {
+	base, entries, err := agentDirs()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		owner, err := os.ReadFile(filepath.Join(base, e.Name(), agentOwnerFile))
+		if err != nil || !ownerGone(string(owner)) {
+			continue
+		}
+		if err := removeAgentDir(e.Name()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
