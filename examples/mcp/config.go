@@ -55,6 +55,10 @@ type config struct {
 	ImageTag         string // the eval command's --instance_image_tag
 	EvalTimeout      time.Duration
 	ProgressTick     time.Duration
+	InstanceIDs      []string // the tasks offered; empty: every row
+	TestFeedback     bool     // test names, reports and test output reach clients
+	MaxSubmissions   int      // per task session; 0: no limit
+	ReadMemory       int64    // bytes of file content session_read_file calls hold at once
 
 	// Kubeconfig runs every sandbox as a pod of that cluster (a build
 	// with the kube tag only; see kube.go); the rest are the eval
@@ -88,6 +92,10 @@ const (
 	defaultPool        = 2
 	defaultIdleExpiry  = 10 * time.Minute
 	defaultEvalTimeout = 30 * time.Minute
+	// defaultReadMemory bounds the file content that concurrent
+	// session_read_file calls hold, server-wide: two reads as large as
+	// --store_limit allows.
+	defaultReadMemory = 2 * defaultStoreLimit
 	// defaultKubeNamespace is kube.DefaultNamespace, spelled here so that
 	// a build without the kube tag shows the same --help (kube_test.go
 	// holds the two equal).
@@ -204,6 +212,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	var images, egress, datasets, repos, pipHosts, fetchAllow listFlag
 	var outputLimit, artifactCap, storeLimit, memory int64 = defaultOutputLimit, defaultArtifactCap, defaultStoreLimit, defaultMemory
+	var instanceIDs listFlag
+	readMemory := int64(defaultReadMemory)
 	fetchLimit := int64(agent.DefaultFetchLimit)
 	fs.StringVar(&cfg.HTTPAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port; a bare :port binds 127.0.0.1) instead of stdio")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token HTTP clients must send (default $SWEBOX_MCP_TOKEN, else a generated one printed once to stderr); its client is named "+defaultClient)
@@ -235,9 +245,13 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(&datasets, "dataset", "SWE-bench dataset `FILE` (JSON or JSONL) for swebench_evaluate and swebench_grade_log, repeatable; its name is the file's base name without extension")
 	fs.Var(&repos, "repos", "directory of local repository sources (owner__name.git) for swebench_evaluate, repeatable")
 	fs.StringVar(&cfg.ImageMap, "image_map", "", "workspace mode for the swebench_task_* tools: JSON `FILE` mapping owner/name or owner/name:version to an image, as the eval command's --image_map")
-	fs.StringVar(&cfg.Namespace, "namespace", "", "prebuilt mode for the swebench_task_* tools: official instance images <NS>/sweb.eval.x86_64.<id>:<tag>, as the eval command's --namespace ('none': workspace mode)")
+	fs.StringVar(&cfg.Namespace, "namespace", "", "prebuilt mode for the swebench_task_* tools: official instance images <NS>/sweb.eval.x86_64.<id>:<tag>, as the eval command's --namespace ('none' or 'null', as eval: the images named as upstream builds them locally, sweb.eval.x86_64.<id>:<tag>, which eval images build makes; with --image_map, workspace mode)")
 	fs.StringVar(&cfg.ImageTag, "instance_image_tag", "", "prebuilt mode for the swebench_task_* tools: tag of the instance images, as the eval command's --instance_image_tag")
 	fs.Var(secondsFlag{&cfg.EvalTimeout}, "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
+	fs.Var(&instanceIDs, "instance_ids", "the instances the swebench_task_* tools offer, comma-separated, repeatable (default: every row of each --dataset)")
+	fs.BoolVar(&cfg.TestFeedback, "test_feedback", false, "tell clients the hidden tests: test names, report.json and test output in swebench_task_submit, swebench_evaluate and swebench_grade_log results, as for training (default false: the verdict and the counts only, as for an evaluation)")
+	fs.IntVar(&cfg.MaxSubmissions, "max_submissions", 0, "swebench_task_submit calls one task session may make, resets included; 0: no limit")
+	fs.Var(bytesFlag{&readMemory}, "read_memory", "bytes of file content all session_read_file calls together hold at once; others wait (at least --store_limit)")
 	fs.Var(secondsFlag{&cfg.ProgressTick}, "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
 	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "run every sandbox as a Pod on the Kubernetes cluster this kubeconfig `FILE` describes, instead of on Docker; the swebench_* tools work there, run_*, session_create and --pool do not (a build with -tags kube only: "+kubeBuildCommand+")")
 	cfg.KubeNamespace, cfg.KubeImageAffinity = defaultKubeNamespace, true
@@ -252,6 +266,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	cfg.Images, cfg.EgressAllow, cfg.Datasets, cfg.Repos, cfg.PipHosts, cfg.FetchAllow = images, egress, datasets, repos, pipHosts, fetchAllow
 	cfg.FetchLimit = fetchLimit
+	cfg.InstanceIDs, cfg.ReadMemory = instanceIDs, readMemory
 	if len(cfg.Images) == 0 {
 		cfg.Images = []string{agent.DefaultImage}
 	}
@@ -290,6 +305,10 @@ func (c *config) validate() error {
 		return errors.New("--artifact_limit and --store_limit must not be negative")
 	case c.Memory < 64<<20:
 		return errors.New("--memory must be at least 64MiB")
+	case c.MaxSubmissions < 0:
+		return errors.New("--max_submissions must not be negative")
+	case c.ReadMemory < c.StoreLimit:
+		return errors.New("--read_memory must be at least --store_limit, the largest file one read holds")
 	case c.MaxSessions < 0 || c.MaxSessionsTotal < 0:
 		return errors.New("--max_sessions and --max_sessions_total must not be negative")
 	case c.MaxJobsTotal < 1:

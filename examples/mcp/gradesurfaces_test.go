@@ -62,7 +62,7 @@ func TestGradeSurfacesAgree(t *testing.T) {
 	}
 
 	evalBin := swebenchtest.BuildEval(t)
-	s := startStdio(t, baseArgs(c, "--dataset", datasetPath), nil)
+	s := startStdio(t, baseArgs(c, "--test_feedback", "--dataset", datasetPath), nil)
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
 		ids = append(ids, r.InstanceID)

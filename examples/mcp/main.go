@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/semaphore"
 )
 
 func main() {
@@ -101,6 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	s := &server{
 		cfg: cfg, base: base, box: box, sessions: newSessions(), jobs: newJobs(base, cfg.IdleExpiry),
 		store: newStore(cfg.StoreLimit), evals: evals, calls: log, running: make(chan struct{}, cfg.MaxRunning),
+		readMem: semaphore.NewWeighted(cfg.ReadMemory),
 	}
 	defer s.jobs.dropAll()
 	s.tasks = newTaskEnvs(cfg, box.client, evals)
@@ -109,6 +111,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			fmt.Fprintf(stderr, "mcp: clean up: %v\n", err)
 		}
 	}()
+	if err := s.tasks.prepare(ctx, func(err error) { fmt.Fprintf(stderr, "mcp: warning: %v\n", err) }); err != nil {
+		fmt.Fprintf(stderr, "mcp: %v\n", err)
+		return exitUsage
+	}
 	// Stopped first at exit: the deferred closes above end what every
 	// client holds.
 	s.idle = newIdleClients(cfg.ClientIdle, s.dropOwner, s.jobs.running)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/swebox/swebox/sandbox"
+	"golang.org/x/sync/semaphore"
 )
 
 // version is reported to clients in the initialize handshake.
@@ -33,7 +34,13 @@ type server struct {
 	tasks    *taskEnvs
 	calls    *slog.Logger
 	running  chan struct{} // semaphore of --max_running
-	idle     *idleClients  // stateless clients, dropped when idle
+	// reserveMu orders the count-and-add of new sessions and task
+	// sessions (see reserve).
+	reserveMu sync.Mutex
+	// readMem bounds the file content session_read_file calls hold
+	// (--read_memory).
+	readMem *semaphore.Weighted
+	idle    *idleClients // stateless clients, dropped when idle
 }
 
 // owner is who a call comes from (see ownerOf).

@@ -112,6 +112,44 @@ func (s *server) dropOwner(owner string) {
 	s.store.dropOwner(owner)
 }
 
+// reserve records a new session by calling add, which takes its registry's
+// lock, when its owner and all clients together are within --max_sessions
+// and --max_sessions_total; sandbox sessions and task sessions count
+// alike. The caller adds before it starts anything, so that concurrent
+// starts count each other.
+func (s *server) reserve(owner string, add func()) error {
+	s.reserveMu.Lock()
+	defer s.reserveMu.Unlock()
+	mine, total := s.tasks.count(owner)
+	s.sessions.mu.Lock()
+	for _, e := range s.sessions.byID {
+		total++
+		if e.owner == owner {
+			mine++
+		}
+	}
+	s.sessions.mu.Unlock()
+	switch {
+	case mine >= s.cfg.MaxSessions:
+		return toolErrorf("you have %d sessions and task sessions open, the most this server allows; close one with session_close or swebench_task_close", mine)
+	case total >= s.cfg.MaxSessionsTotal:
+		return toolErrorf("this server holds %d sessions and task sessions for all its clients, the most it allows; close one of yours or try again later", total)
+	}
+	add()
+	return nil
+}
+
+// holdRead takes n bytes of --read_memory for a file's content, waiting
+// while other reads hold too much; the returned func gives them back. The
+// content is held until the call's result is built, and no more than
+// --store_limit is asked at once, which --read_memory is at least.
+func (s *server) holdRead(ctx context.Context, n int64) (func(), error) {
+	if err := s.readMem.Acquire(ctx, n); err != nil {
+		return nil, err
+	}
+	return func() { s.readMem.Release(n) }, nil
+}
+
 // sync forgets the sessions the backend no longer has (expired) and returns
 // the live state of the rest.
 func (s *server) syncSessions(ctx context.Context) (map[string]sessionState, error) {
@@ -152,6 +190,10 @@ type sessionCreateIn struct {
 
 type sessionInfoOut struct {
 	Session      string   `json:"session" jsonschema:"the session id for the other session_* tools"`
+	Kind         string   `json:"kind" jsonschema:"sandbox (session_create) or task (swebench_task_start)"`
+	InstanceID   string   `json:"instance_id,omitempty" jsonschema:"a task session's SWE-bench instance"`
+	Dataset      string   `json:"dataset,omitempty" jsonschema:"a task session's dataset"`
+	Submissions  int      `json:"submissions,omitempty" jsonschema:"a task session's swebench_task_submit calls so far"`
 	Image        string   `json:"image"`
 	Egress       []string `json:"egress,omitempty"`
 	IdleExpiryS  float64  `json:"idle_expiry_s" jsonschema:"seconds without a call after which the session is closed"`
@@ -228,24 +270,14 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		}
 		id := randomID("s")
 		c.session = id
-		s.sessions.mu.Lock()
-		n := 0
-		for _, e := range s.sessions.byID {
-			if e.owner == c.owner {
-				n++
-			}
-		}
-		if n >= s.cfg.MaxSessions {
-			s.sessions.mu.Unlock()
-			return nil, toolErrorf("you have %d sessions open, the most this server allows; close one with session_close", n)
-		}
-		if total := len(s.sessions.byID); total >= s.cfg.MaxSessionsTotal {
-			s.sessions.mu.Unlock()
-			return nil, toolErrorf("this server holds %d sessions for all its clients, the most it allows; close one of yours with session_close or try again later", total)
-		}
 		// Reserved before the sandbox starts, so concurrent creates count.
-		s.sessions.byID[id] = &sessionEntry{id: id, owner: c.owner, image: img, egress: in.Egress}
-		s.sessions.mu.Unlock()
+		if err := s.reserve(c.owner, func() {
+			s.sessions.mu.Lock()
+			s.sessions.byID[id] = &sessionEntry{id: id, owner: c.owner, image: img, egress: in.Egress}
+			s.sessions.mu.Unlock()
+		}); err != nil {
+			return nil, err
+		}
 		release, err := s.acquire(ctx)
 		if err != nil {
 			s.sessions.remove(id)
@@ -261,7 +293,7 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			e.ready = true
 		}
 		s.sessions.mu.Unlock()
-		out := sessionInfoOut{Session: id, Image: img, Egress: in.Egress, IdleExpiryS: s.cfg.IdleExpiry.Seconds()}
+		out := sessionInfoOut{Session: id, Kind: "sandbox", Image: img, Egress: in.Egress, IdleExpiryS: s.cfg.IdleExpiry.Seconds()}
 		res, nb := result(out)
 		c.bytes = nb
 		return res, nil
@@ -372,9 +404,11 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 		if e := s.tasks.get(c.owner, in.Session); e != nil {
 			c.session = in.Session
 			var err error
-			if data, p, err = s.taskReadFile(ctx, c, e, in.Path); err != nil {
+			var release func()
+			if data, p, release, err = s.taskReadFile(ctx, c, e, in.Path); err != nil {
 				return nil, err
 			}
+			defer release()
 		} else {
 			if _, err := s.useSession(c, in.Session); err != nil {
 				return nil, err
@@ -387,7 +421,19 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 			if err != nil {
 				return nil, s.gone(in.Session, err)
 			}
-			data, err = readWorkspaceFile(ws, p, s.cfg.StoreLimit)
+			size, err := workspaceFileSize(ws, p)
+			if err == nil && size > s.cfg.StoreLimit {
+				err = hostfs.ErrTooLarge
+			}
+			if err == nil {
+				release, rerr := s.holdRead(ctx, size)
+				if rerr != nil {
+					return nil, rerr
+				}
+				defer release()
+				// A file that grew since is refused as too large.
+				data, err = readWorkspaceFile(ws, p, size)
+			}
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, toolErrorf("no file %s in the session's /workspace", p)
 			}
@@ -421,7 +467,7 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 
 	addTool[struct{}, sessionListOut](s, srv, &mcp.Tool{
 		Name:        "session_list",
-		Description: "List your open sessions, with when each was created and last used and what is installed in it.",
+		Description: "List your open sessions, sandbox sessions (session_create) and task sessions (swebench_task_start), with when each was created and, for a sandbox session, when it was last used and what is installed in it.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, _ struct{}) (*mcp.CallToolResult, error) {
 		live, err := s.syncSessions(ctx)
@@ -435,10 +481,18 @@ func (s *server) addSessionTools(srv *mcp.Server) {
 				continue // still being created
 			}
 			out.Sessions = append(out.Sessions, sessionInfoOut{
-				Session: e.id, Image: e.image, Egress: e.egress, IdleExpiryS: s.cfg.IdleExpiry.Seconds(),
+				Session: e.id, Kind: "sandbox", Image: e.image, Egress: e.egress, IdleExpiryS: s.cfg.IdleExpiry.Seconds(),
 				Created: st.Created.UTC().Format(time.RFC3339), LastUsed: st.LastUsed.UTC().Format(time.RFC3339),
 				Runs: st.Runs, Running: st.Active, Requirements: st.Requirements,
 			})
+		}
+		for _, e := range s.tasks.ofOwner(c.owner) {
+			info := sessionInfoOut{
+				Session: e.id, Kind: "task", InstanceID: e.instanceID, Dataset: e.dataset, Submissions: e.env.Submissions(),
+				Created: e.created.UTC().Format(time.RFC3339),
+			}
+			info.Egress = e.hosts
+			out.Sessions = append(out.Sessions, info)
 		}
 		res, n := result(out)
 		c.bytes = n

@@ -36,11 +36,14 @@ type evaluator struct {
 	timeout  time.Duration
 	memory   int64
 	workDir  string
+	// feedback: results carry the test names, report.json and the test
+	// output (--test_feedback); otherwise the verdict and the counts.
+	feedback bool
 }
 
 func newEvaluator(cfg config, client *sandbox.Client) (*evaluator, error) {
 	e := &evaluator{datasets: map[string][]dataset.Instance{}, client: client, image: cfg.Images[0],
-		timeout: cfg.EvalTimeout, memory: cfg.Memory}
+		timeout: cfg.EvalTimeout, memory: cfg.Memory, feedback: cfg.TestFeedback}
 	for _, p := range cfg.Datasets {
 		ds, err := dataset.LoadDataset(p)
 		if err != nil {
@@ -128,8 +131,8 @@ type evaluateOut struct {
 	Error        string         `json:"error,omitempty"`
 	PatchCommand string         `json:"patch_command,omitempty" jsonschema:"the command that applied the patch"`
 	PatchOutput  string         `json:"patch_output,omitempty" jsonschema:"when the patch does not apply: each patch command tried, its exit status and what it printed"`
-	Report       map[string]any `json:"report,omitempty" jsonschema:"the official report.json, per-test results under tests_status"`
-	LogTail      string         `json:"log_tail,omitempty" jsonschema:"the end of the test output"`
+	Report       map[string]any `json:"report,omitempty" jsonschema:"the official report.json, per-test results under tests_status, when the server tells test names (--test_feedback)"`
+	LogTail      string         `json:"log_tail,omitempty" jsonschema:"the end of the test output, when the server tells it (--test_feedback)"`
 	DurationMS   int64          `json:"duration_ms"`
 }
 
@@ -142,7 +145,9 @@ type gradeIn struct {
 type gradeOut struct {
 	InstanceID string         `json:"instance_id"`
 	Resolved   bool           `json:"resolved"`
-	Report     map[string]any `json:"report" jsonschema:"report.json as the official harness writes it"`
+	FailToPass fraction       `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass"`
+	PassToPass fraction       `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
+	Report     map[string]any `json:"report,omitempty" jsonschema:"report.json as the official harness writes it, when the server tells test names (--test_feedback)"`
 }
 
 // evaluate grades in.Patch; progress, when set, receives a line as the
@@ -194,13 +199,13 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 	out.FailToPass = fraction{ir.FailToPass.Passed, ir.FailToPass.Total}
 	out.PassToPass = fraction{ir.PassToPass.Passed, ir.PassToPass.Total}
 	out.Error, out.PatchCommand, out.DurationMS = ir.Error, ir.PatchCommand, ir.Duration.Milliseconds()
-	if ir.Report != nil {
+	if ir.Report != nil && e.feedback {
 		if out.Report, err = reportBody(*ir.Report); err != nil {
 			return evaluateOut{}, err
 		}
 	}
 	if ir.LogDir != "" {
-		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil && e.feedback {
 			out.LogTail = tail(string(b), logTailBytes)
 		}
 		// The run's logs go with its temporary directory, so what the
@@ -257,11 +262,18 @@ func (e *evaluator) grade(in gradeIn) (gradeOut, error) {
 	if err != nil {
 		return gradeOut{}, toolErrorf("instance %s: the log cannot be graded: %v", inst.InstanceID, err)
 	}
-	body, err := reportBody(rep)
-	if err != nil {
+	out := gradeOut{InstanceID: inst.InstanceID, Resolved: rep.Resolved}
+	if ts := rep.TestsStatus; ts != nil {
+		out.FailToPass = fraction{len(ts.FailToPass.Success), len(ts.FailToPass.Success) + len(ts.FailToPass.Failure)}
+		out.PassToPass = fraction{len(ts.PassToPass.Success), len(ts.PassToPass.Success) + len(ts.PassToPass.Failure)}
+	}
+	if !e.feedback {
+		return out, nil
+	}
+	if out.Report, err = reportBody(rep); err != nil {
 		return gradeOut{}, err
 	}
-	return gradeOut{InstanceID: inst.InstanceID, Resolved: rep.Resolved, Report: body}, nil
+	return out, nil
 }
 
 // reportBody is the entry of report.json under the instance's id, as JSON

@@ -25,7 +25,7 @@ func TestSWEBench(t *testing.T) {
 	for _, r := range demo.Rows {
 		rows[r.ID] = r
 	}
-	s := startHTTP(t, baseArgs(c, "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
+	s := startHTTP(t, baseArgs(c, "--test_feedback", "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
 		"--repos", demo.Repos, "--eval_timeout", "20s", "--progress_interval", "200ms"))
 	var progress atomic.Int32
 	cs, err := connectHTTP(t, s, testToken, &mcp.ClientOptions{

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/task"
 )
 
@@ -36,12 +39,89 @@ type taskEnvs struct {
 
 type taskEntry struct {
 	id, owner, dataset string
-	env                *task.Env
-	egress             *taskEgress // nil: no network
+	instanceID         string
+	hosts              []string // the egress asked for
+	created            time.Time
+	// env is nil while the environment starts: the entry is reserved
+	// first, so that concurrent starts count against the caps.
+	env    *task.Env
+	egress *taskEgress // nil: no network
 }
 
 func newTaskEnvs(cfg config, client *sandbox.Client, evals *evaluator) *taskEnvs {
 	return &taskEnvs{cfg: cfg, client: client, evals: evals, tasks: map[string]*task.Tasks{}, byID: map[string]*taskEntry{}}
+}
+
+// evalConfig is the evaluator configuration of dataset name's tasks: the
+// mode swebench_evaluate, eval and the library take by default (official
+// images for the repositories the harness tables know, the others checked
+// out at base_commit in the server's image), unless the flags choose:
+// --repos and --image_map workspace mode, --namespace and
+// --instance_image_tag the official images.
+func evalConfig(cfg config, evals *evaluator, client *sandbox.Client, name string) swebench.Config {
+	ec := swebench.Config{
+		Dataset: evals.datasets[name], InstanceIDs: cfg.InstanceIDs, Timeout: cfg.EvalTimeout,
+		ImageMapFile: cfg.ImageMap, Namespace: cfg.Namespace, ImageTag: cfg.ImageTag,
+		Sandboxes: []*sandbox.Client{client}, Limits: sandbox.Limits{Memory: cfg.Memory},
+	}
+	prebuilt := cfg.Namespace != "" && !noneNamespace(cfg.Namespace) || cfg.ImageTag != ""
+	switch {
+	case noneNamespace(cfg.Namespace) && cfg.Namespace != "" && cfg.ImageMap == "":
+		// As eval's --namespace none: the images named as upstream
+		// builds them locally, sweb.eval.x86_64.<id>:<tag> (eval images
+		// build makes them); with --image_map, workspace mode.
+		ec.Namespace, ec.Mode = swebench.NoNamespace, harness.ModePrebuilt
+	case noneNamespace(cfg.Namespace) && cfg.Namespace != "":
+		ec.Namespace = swebench.NoNamespace
+		ec.Repos, ec.Image = evals.repos, cfg.Images[0]
+	case !prebuilt && (evals.repos != nil || cfg.ImageMap != ""):
+		ec.Repos, ec.Image = evals.repos, cfg.Images[0]
+	}
+	return ec
+}
+
+// noneNamespace is eval's test of --namespace none: "none" or "null", any
+// case.
+func noneNamespace(ns string) bool {
+	switch strings.ToLower(ns) {
+	case "none", "null":
+		return true
+	}
+	return false
+}
+
+// prepare prepares the tasks of every dataset when the server starts, so
+// that a configuration they cannot run with is reported then, as an error
+// wrapping errUsage, not at the first swebench_task_list. Other failures
+// (an image the engine lacks and cannot pull) go to warn, and the tasks
+// are prepared again on first use: the server's other tools do not need
+// them.
+func (te *taskEnvs) prepare(ctx context.Context, warn func(error)) error {
+	for _, name := range te.evals.names {
+		_, err := te.of(ctx, name)
+		switch {
+		case err == nil:
+		case errors.Is(err, swebench.ErrConfig) || errors.Is(err, dataset.ErrUnknownIDs):
+			return fmt.Errorf("%w: the swebench_task_* tools: %w%s", errUsage, err, taskFlagHint(err))
+		default:
+			warn(fmt.Errorf("the swebench_task_* tools: %w (tried again at first use)", err))
+		}
+	}
+	return nil
+}
+
+// taskFlagHint names the flags that fix a configuration error.
+func taskFlagHint(err error) string {
+	var wie *swebench.WorkspaceImageError
+	switch {
+	case errors.As(err, &wie):
+		return "; leave out --repos to run them in their official images, or name an image for each in --image_map"
+	case errors.Is(err, dataset.ErrUnknownIDs):
+		return "; --instance_ids names only rows of the datasets"
+	case errors.Is(err, swebench.ErrConfig):
+		return "; see --repos, --image_map, --namespace and --instance_image_tag"
+	}
+	return ""
 }
 
 // of returns the tasks of dataset name, preparing them on first use with
@@ -52,19 +132,16 @@ func (te *taskEnvs) of(ctx context.Context, name string) (*task.Tasks, error) {
 	if t, ok := te.tasks[name]; ok {
 		return t, nil
 	}
-	ec := swebench.Config{
-		Dataset: te.evals.datasets[name], Repos: te.evals.repos, Timeout: te.cfg.EvalTimeout,
-		Image: te.cfg.Images[0], ImageMapFile: te.cfg.ImageMap, Namespace: te.cfg.Namespace, ImageTag: te.cfg.ImageTag,
-		Sandboxes: []*sandbox.Client{te.client}, Limits: sandbox.Limits{Memory: te.cfg.Memory},
-	}
-	if te.cfg.Namespace != "" && te.cfg.Namespace != swebench.NoNamespace || te.cfg.ImageTag != "" {
-		ec.Repos, ec.Image = nil, "" // prebuilt: the official images hold the repository
-	}
 	dir, err := os.MkdirTemp(te.evals.workDir, "tasks-")
 	if err != nil {
 		return nil, err
 	}
-	t, err := task.New(ctx, task.Config{Eval: ec, Dir: dir})
+	feedback := task.FeedbackVerdict
+	if te.cfg.TestFeedback {
+		feedback = task.FeedbackFull
+	}
+	t, err := task.New(ctx, task.Config{Eval: evalConfig(te.cfg, te.evals, te.client, name), Dir: dir,
+		Feedback: feedback, MaxSubmissions: te.cfg.MaxSubmissions})
 	if err != nil {
 		return nil, fmt.Errorf("prepare the tasks of %s: %w", name, err)
 	}
@@ -76,22 +153,50 @@ func (te *taskEnvs) of(ctx context.Context, name string) (*task.Tasks, error) {
 func (te *taskEnvs) get(owner, id string) *taskEntry {
 	te.mu.Lock()
 	defer te.mu.Unlock()
-	if e, ok := te.byID[id]; ok && e.owner == owner {
+	if e, ok := te.byID[id]; ok && e.owner == owner && e.env != nil {
 		return e
 	}
 	return nil
 }
 
-func (te *taskEnvs) count(owner string) int {
+// ofOwner lists owner's started environments by id.
+func (te *taskEnvs) ofOwner(owner string) []*taskEntry {
 	te.mu.Lock()
 	defer te.mu.Unlock()
-	n := 0
+	var out []*taskEntry
 	for _, e := range te.byID {
-		if e.owner == owner {
-			n++
+		if e.owner == owner && e.env != nil {
+			out = append(out, e)
 		}
 	}
-	return n
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// count is how many environments owner holds and all owners hold, those
+// starting included.
+func (te *taskEnvs) count(owner string) (mine, total int) {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	for _, e := range te.byID {
+		if e.owner == owner {
+			mine++
+		}
+	}
+	return mine, len(te.byID)
+}
+
+// ready hands the started env to its reserved entry; false when the entry
+// was dropped meanwhile (its client went), and the env is then the
+// caller's to close.
+func (te *taskEnvs) ready(e *taskEntry, env *task.Env) bool {
+	te.mu.Lock()
+	defer te.mu.Unlock()
+	if te.byID[e.id] != e {
+		return false
+	}
+	e.env = env
+	return true
 }
 
 // drop closes the environments the filter picks.
@@ -107,7 +212,9 @@ func (te *taskEnvs) drop(pick func(*taskEntry) bool) error {
 	te.mu.Unlock()
 	var errs []error
 	for _, e := range envs {
-		errs = append(errs, e.env.Close(), e.egress.Close())
+		if e.env != nil { // a starting one is closed by its start
+			errs = append(errs, e.env.Close(), e.egress.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -177,8 +284,10 @@ type taskSubmitIn struct {
 }
 
 type testResults struct {
-	Success []string `json:"success"`
-	Failure []string `json:"failure"`
+	Passed  int      `json:"passed"`
+	Total   int      `json:"total"`
+	Success []string `json:"success,omitempty" jsonschema:"the tests that pass, when the server tells test names (--test_feedback)"`
+	Failure []string `json:"failure,omitempty" jsonschema:"the tests that fail, when the server tells test names (--test_feedback)"`
 }
 
 type taskSubmitOut struct {
@@ -187,13 +296,16 @@ type taskSubmitOut struct {
 	Resolved   bool        `json:"resolved"`
 	Outcome    string      `json:"outcome" jsonschema:"resolved, unresolved, out_of_memory, patch_failed, timed_out, empty_patch, error, or an infrastructure failure (image_missing, engine_lost, ...)"`
 	Status     string      `json:"status"`
-	FailToPass testResults `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing"`
-	PassToPass testResults `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass"`
+	FailToPass testResults `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass of how many"`
+	PassToPass testResults `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
 	Error      string      `json:"error,omitempty"`
-	Report     any         `json:"report,omitempty" jsonschema:"the official report.json of the instance"`
-	LogTail    string      `json:"log_tail,omitempty" jsonschema:"the end of the test output"`
+	Report     any         `json:"report,omitempty" jsonschema:"the official report.json of the instance, when the server tells test names (--test_feedback)"`
+	LogTail    string      `json:"log_tail,omitempty" jsonschema:"the end of the test output, when the server tells it (--test_feedback)"`
 	PatchBytes int         `json:"patch_bytes"`
 	DurationMS int64       `json:"duration_ms"`
+	// Submissions counts this session's submissions, this one included.
+	Submissions    int `json:"submissions"`
+	MaxSubmissions int `json:"max_submissions,omitempty" jsonschema:"the most submissions a task session may make; absent: no limit"`
 }
 
 type taskResetOut struct {
@@ -249,37 +361,28 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 		if err := s.checkEgress(in.Egress); err != nil {
 			return nil, err
 		}
-		if s.tasks.count(c.owner) >= s.cfg.MaxSessions {
-			return nil, toolErrorf("you have %d task sessions open, the most this server allows; close one with swebench_task_close", s.cfg.MaxSessions)
-		}
 		t, err := s.tasks.of(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		release, err := s.acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		eg, err := s.newTaskEgress(in.Egress)
-		if err != nil {
-			return nil, err
-		}
-		env, err := t.StartWith(ctx, task.StartRequest{ID: in.InstanceID, Spec: eg.spec()})
-		if err != nil {
-			err = errors.Join(err, eg.Close())
-		}
-		if errors.Is(err, task.ErrUnknownTask) {
-			return nil, toolErrorf("instance %q has no task environment on this server (no image or test specification for it)", in.InstanceID)
-		}
-		if err != nil {
-			return nil, err
+		if _, ok := t.Instance(in.InstanceID); !ok {
+			return nil, toolErrorf("instance %q has no task environment on this server (not offered, or no image or test specification for it); swebench_task_list lists those it has", in.InstanceID)
 		}
 		id := randomID("t")
 		c.session = id
-		s.tasks.mu.Lock()
-		s.tasks.byID[id] = &taskEntry{id: id, owner: c.owner, dataset: name, env: env, egress: eg}
-		s.tasks.mu.Unlock()
+		entry := &taskEntry{id: id, owner: c.owner, dataset: name, instanceID: in.InstanceID, hosts: in.Egress, created: time.Now()}
+		if err := s.reserve(c.owner, func() { s.tasks.byID[id] = entry }); err != nil {
+			return nil, err
+		}
+		env, eg, err := s.startTask(ctx, t, in)
+		if err == nil && !s.tasks.ready(entry, env) {
+			err = errors.Join(errors.New("the client went while its task started"), env.Close(), eg.Close())
+		}
+		if err != nil {
+			s.tasks.drop(func(x *taskEntry) bool { return x == entry })
+			return nil, err
+		}
+		entry.egress = eg
 		out := taskStartOut{Session: id, InstanceID: in.InstanceID, Repo: env.Instance.Repo, BaseCommit: env.Instance.BaseCommit,
 			Workdir: "/testbed", ProblemStatement: env.Instance.ProblemStatement, Egress: in.Egress, StartMS: env.Started.Milliseconds()}
 		res, n := result(out)
@@ -305,10 +408,17 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 		return res, nil
 	})
 
+	returns := "Returns resolved, the outcome and how many FAIL_TO_PASS / PASS_TO_PASS tests pass; the tests themselves stay hidden. "
+	if s.cfg.TestFeedback {
+		returns = "Returns resolved, the FAIL_TO_PASS / PASS_TO_PASS results, the outcome and the end of the test output. "
+	}
+	if s.cfg.MaxSubmissions > 0 {
+		returns += fmt.Sprintf("A task session may submit %d times, resets included. ", s.cfg.MaxSubmissions)
+	}
 	addTool[taskSubmitIn, any](s, srv, &mcp.Tool{
 		Name: "swebench_task_submit",
 		Description: "Grade your change in a task session exactly as the official SWE-bench harness grades a prediction: your diff is applied in a fresh sandbox and the task's tests run. " +
-			"Returns resolved, the FAIL_TO_PASS / PASS_TO_PASS results, the outcome and the end of the test output. The session stays as it is. Takes a while; consider background: true.",
+			returns + "The session stays as it is. Takes a while; consider background: true.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in taskSubmitIn) (*mcp.CallToolResult, error) {
 		e, err := s.useTask(c, in.Session)
@@ -327,11 +437,19 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 			}
 			start := time.Now()
 			sub, err := e.env.Submit(ctx, progress)
+			if errors.Is(err, task.ErrSubmissionLimit) {
+				return nil, toolErrorf("this task session has had its %d submissions, the most this server allows", s.cfg.MaxSubmissions)
+			}
 			if err != nil {
 				return nil, err
 			}
-			out := submitOut(in.Session, sub)
+			out := submitOut(in.Session, sub, s.cfg.TestFeedback)
+			// The result carries what the client may see; the logs go.
+			if err := sub.Discard(); err != nil {
+				s.calls.Warn("remove the logs of a submission", "session", in.Session, "error", err.Error())
+			}
 			out.DurationMS = time.Since(start).Milliseconds()
+			out.Submissions, out.MaxSubmissions = e.env.Submissions(), s.cfg.MaxSubmissions
 			res, n := result(out)
 			c.bytes = n
 			return res, nil
@@ -340,7 +458,7 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 
 	addTool[sessionIn, taskResetOut](s, srv, &mcp.Tool{
 		Name:        "swebench_task_reset",
-		Description: "Start a task session over: the repository, /tmp and processes as swebench_task_start left them, checked before it is handed back.",
+		Description: "Start a task session over in a new sandbox made as swebench_task_start made the first: nothing of the work so far (files, git objects and history, /tmp, processes) carries over.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, c *call, in sessionIn) (*mcp.CallToolResult, error) {
 		e, err := s.useTask(c, in.Session)
@@ -375,6 +493,25 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 	})
 }
 
+// startTask starts the environment of in.InstanceID with the egress asked
+// for, within the --max_running places.
+func (s *server) startTask(ctx context.Context, t *task.Tasks, in taskStartIn) (*task.Env, *taskEgress, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	eg, err := s.newTaskEgress(in.Egress)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := t.StartWith(ctx, task.StartRequest{ID: in.InstanceID, Spec: eg.spec()})
+	if err != nil {
+		return nil, nil, errors.Join(err, eg.Close())
+	}
+	return env, eg, nil
+}
+
 // datasetName picks one of the server's datasets.
 func (s *server) datasetName(name string) (string, error) {
 	names := s.evals.names
@@ -392,17 +529,25 @@ func (s *server) datasetName(name string) (string, error) {
 	return name, nil
 }
 
-func submitOut(session string, sub *task.Submission) taskSubmitOut {
+// submitOut is the result of a submission; with feedback the test names,
+// report.json and the test output's tail too. Without, the Submission has
+// none of them already (task.FeedbackVerdict), and they are left out here
+// as well.
+func submitOut(session string, sub *task.Submission, feedback bool) taskSubmitOut {
 	r := sub.Result
 	out := taskSubmitOut{
 		Session: session, InstanceID: r.InstanceID, Outcome: string(r.Outcome), Status: string(r.Status),
 		Resolved: r.Outcome == swebench.OutcomeResolved, Error: r.Error, PatchBytes: len(sub.Patch),
-		FailToPass: testResults{Success: []string{}, Failure: []string{}}, PassToPass: testResults{Success: []string{}, Failure: []string{}},
+		FailToPass: testResults{Passed: r.FailToPass.Passed, Total: r.FailToPass.Total},
+		PassToPass: testResults{Passed: r.PassToPass.Passed, Total: r.PassToPass.Total},
+	}
+	if !feedback {
+		return out
 	}
 	if sub.Report != nil && sub.Report.TestsStatus != nil {
 		f, p := sub.Report.TestsStatus.FailToPass, sub.Report.TestsStatus.PassToPass
-		out.FailToPass = testResults{Success: nonNil(f.Success), Failure: nonNil(f.Failure)}
-		out.PassToPass = testResults{Success: nonNil(p.Success), Failure: nonNil(p.Failure)}
+		out.FailToPass.Success, out.FailToPass.Failure = nonNil(f.Success), nonNil(f.Failure)
+		out.PassToPass.Success, out.PassToPass.Failure = nonNil(p.Success), nonNil(p.Failure)
 	}
 	if sub.ReportJSON != nil {
 		var m map[string]any
@@ -467,23 +612,45 @@ func (s *server) taskExec(ctx context.Context, req *mcp.CallToolRequest, c *call
 	})
 }
 
-// taskReadFile reads a file of a task environment for session_read_file.
-func (s *server) taskReadFile(ctx context.Context, c *call, e *taskEntry, p string) ([]byte, string, error) {
+// taskReadFile reads a file of a task environment for session_read_file:
+// its size first, then, with that much of --read_memory held (the
+// returned func gives it back), its content.
+func (s *server) taskReadFile(ctx context.Context, c *call, e *taskEntry, p string) ([]byte, string, func(), error) {
 	p, err := taskPath(p)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	r, err := e.env.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"cat", "--", p}, OutputLimit: int(s.cfg.StoreLimit) + 1, Timeout: s.cfg.Timeout})
+	r, err := e.env.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"stat", "-L", "-c", "%s", "--", p}, OutputLimit: 64, Timeout: s.cfg.Timeout})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if r.ExitCode != 0 {
-		return nil, "", toolErrorf("cannot read %s: %s", p, strings.TrimSpace(r.Stderr.String()))
+		return nil, "", nil, toolErrorf("cannot read %s: %s", p, strings.TrimSpace(r.Stderr.String()))
 	}
-	if r.Stdout.Truncated {
-		return nil, "", toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
+	size, err := strconv.ParseInt(strings.TrimSpace(r.Stdout.String()), 10, 64)
+	if err != nil || size < 0 {
+		return nil, "", nil, fmt.Errorf("size of %s: %q", p, r.Stdout.String())
 	}
-	return r.Stdout.Bytes(), p, nil
+	if size > s.cfg.StoreLimit {
+		return nil, "", nil, toolErrorf("%s is larger than this server passes on (%d bytes); process it in the session instead", p, s.cfg.StoreLimit)
+	}
+	release, err := s.holdRead(ctx, size)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	r, err = e.env.Exec(ctx, sandbox.ExecRequest{Cmd: []string{"cat", "--", p}, OutputLimit: max(int(size), 1), Timeout: s.cfg.Timeout})
+	switch {
+	case err != nil:
+	case r.ExitCode != 0:
+		err = toolErrorf("cannot read %s: %s", p, strings.TrimSpace(r.Stderr.String()))
+	case r.Stdout.Truncated:
+		err = toolErrorf("%s grew while it was read; read it again", p)
+	}
+	if err != nil {
+		release()
+		return nil, "", nil, err
+	}
+	return r.Stdout.Bytes(), p, release, nil
 }
 
 // taskWriteFile writes a file into a task environment for

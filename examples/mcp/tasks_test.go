@@ -52,7 +52,7 @@ func assertAsEvaluator(t *testing.T, cs *mcp.ClientSession, id, patch string, go
 func TestTaskTools(t *testing.T) {
 	c := engine(t)
 	demo := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
-	s := startHTTP(t, baseArgs(c, "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
+	s := startHTTP(t, baseArgs(c, "--test_feedback", "--token", testToken, "--dataset", filepath.Join(demo.Dir, "dataset.jsonl"),
 		"--repos", demo.Repos, "--eval-timeout", "20s", "--progress-interval", "200ms"))
 	cs, err := connectHTTP(t, s, testToken, nil)
 	require.NoError(t, err)
