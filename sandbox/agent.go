@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -318,12 +319,13 @@ func agentStart(req ExecRequest) execagent.StartRequest {
 }
 
 // agentResult maps the agent's result to an ExecResult, reading the same as
-// the engine's exec would: a command that could not start exits 126 with
-// the engine's message on stdout, and Signal is derived from the exit code.
-func agentResult(r execagent.Result, res *ExecResult, stdout func(string)) Usage {
+// the engine's exec through Exec: a command that could not start exits 127
+// (its program not found) or 126 with the reason on stderr, and Signal is
+// derived from the exit code.
+func agentResult(r execagent.Result, res *ExecResult, stderr func(string)) Usage {
 	res.ExitCode = r.ExitCode
 	if r.StartError != "" {
-		stdout("OCI runtime exec failed: exec failed: unable to start container process: " + r.StartError + ": unknown\r\n")
+		stderr(r.StartError + "\n")
 	}
 	res.TimedOut = r.TimedOut
 	if res.ExitCode > 128 && res.ExitCode < 128+65 {
@@ -469,10 +471,10 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		return ExecResult{}, nil, false
 	}
 	outBuf, errBuf := newCapBuffer(req.OutputLimit), newCapBuffer(req.OutputLimit)
-	stdout := streamWriter(outBuf, req.Stdout)
+	stdout, stderr := streamWriter(outBuf, req.Stdout), streamWriter(errBuf, req.Stderr)
 	start := time.Now()
 	r, err := execagent.Run(ctx, conn, execagent.Call{
-		Req: agentStart(req), Stdin: req.Stdin, Stdout: stdout, Stderr: streamWriter(errBuf, req.Stderr),
+		Req: agentStart(req), Stdin: req.Stdin, Stdout: stdout, Stderr: stderr,
 	})
 	res.Duration = time.Since(start)
 	if a.remote != nil && ctx.Err() == nil && (err != nil || r.Error == "" && !r.TimedOut && r.ExitCode >= 128) {
@@ -510,7 +512,7 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		}
 		return ExecResult{}, err, true
 	}
-	res.Usage = agentResult(r, &res, func(msg string) { _, _ = stdout.Write([]byte(msg)) })
+	res.Usage = agentResult(r, &res, func(msg string) { _, _ = io.WriteString(stderr, msg) })
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 	if r.TimedOut && ctx.Err() != nil {
 		err = fmt.Errorf("exec %q: %w", req.Cmd[0], ctx.Err())

@@ -346,6 +346,7 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 		if running, why := s.stopped(icx); !running {
 			return ExecResult{}, errors.Join(runErr, notStarted(req.Cmd[0], why, res.Stdout))
 		}
+		return s.startFailed(icx, call, req.Stderr, res), runErr
 	}
 	res.ExitCode = out.st.ExitCode
 	if out.st.Running && !res.TimedOut {

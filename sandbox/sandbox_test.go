@@ -55,19 +55,26 @@ func testExecResults(t *testing.T, c *sandbox.Client, kube bool) {
 		// The output ends long before the command: its exit code is still
 		// the one it exits with.
 		{name: "streams closed before the exit", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo early; exec >&- 2>&-; sleep 1; exit 7"}}, wantCode: 7, wantStdout: "early\n"},
-		{name: "missing command", req: sandbox.ExecRequest{Cmd: []string{"no-such-command"}}, wantCode: 126,
-			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: exec: \"no-such-command\": executable file not found in $PATH: unknown\r\n"},
+		// A command that cannot start exits as under a shell, 127 for a
+		// program not found and 126 otherwise, with the reason on stderr:
+		// never the runtime's message on stdout with 126 for all.
+		{name: "missing command", req: sandbox.ExecRequest{Cmd: []string{"no-such-command"}}, wantCode: 127,
+			wantStderr: "exec: \"no-such-command\": executable file not found in $PATH\n"},
+		{name: "missing program path", req: sandbox.ExecRequest{Cmd: []string{"/no/such"}}, wantCode: 127,
+			wantStderr: "exec: \"/no/such\": stat /no/such: no such file or directory\n"},
+		{name: "not executable", req: sandbox.ExecRequest{Cmd: []string{"/etc/passwd"}}, wantCode: 126,
+			wantStderr: "exec: \"/etc/passwd\": permission denied\n"},
 		{name: "missing working dir", req: sandbox.ExecRequest{Cmd: []string{"true"}, WorkingDir: "/no/such/dir"}, wantCode: 126,
-			wantStdout: "OCI runtime exec failed: exec failed: unable to start container process: chdir to cwd (\"/no/such/dir\") set in config.json failed: no such file or directory: unknown\r\n"},
+			wantStderr: "chdir to cwd (\"/no/such/dir\") set in config.json failed: no such file or directory\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := execT(t, sb, tc.req)
-			if kube && !sb.UsesExecAgent() && tc.wantCode == 126 {
+			if kube && !sb.UsesExecAgent() && (tc.wantCode == 126 || tc.wantCode == 127) {
 				// The API server's exec starts commands under a shell
 				// wrapper (a Pod has no ulimit fields), which reports a
 				// command that cannot start in the shell's words, on
 				// stderr; the agent's are the engine's.
-				assert.Contains(t, []int{126, 127}, res.ExitCode)
+				assert.Equal(t, tc.wantCode, res.ExitCode)
 				assert.Empty(t, res.Stdout.String())
 				what := tc.req.Cmd[0]
 				if tc.req.WorkingDir != "" {

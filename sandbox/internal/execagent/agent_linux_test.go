@@ -99,7 +99,9 @@ func TestAgentRunsCommands(t *testing.T) {
 		{name: "no stdin reads EOF", req: execagent.StartRequest{Argv: []string{"cat"}}, wantStdout: ""},
 		{name: "signal", req: execagent.StartRequest{Argv: []string{"sh", "-c", "kill -TERM $$"}}, wantCode: 143, wantSignal: 15},
 		{name: "own process group", req: execagent.StartRequest{Argv: []string{"sh", "-c", `[ "$(ps -o pgid= $$)" -eq $$ ] && echo leader`}}, wantStdout: "leader\n"},
-		{name: "missing command", req: execagent.StartRequest{Argv: []string{"no-such-command"}}, wantCode: 126, wantStart: "executable file not found"},
+		{name: "missing command", req: execagent.StartRequest{Argv: []string{"no-such-command"}}, wantCode: 127, wantStart: "executable file not found"},
+		{name: "missing program path", req: execagent.StartRequest{Argv: []string{"/no/such"}}, wantCode: 127, wantStart: "no such file or directory"},
+		{name: "not executable", req: execagent.StartRequest{Argv: []string{"/etc/passwd"}}, wantCode: 126, wantStart: "permission denied"},
 		{name: "missing working dir", req: execagent.StartRequest{Argv: []string{"true"}, Dir: "/no/such/dir"}, wantCode: 126, wantStart: "chdir to cwd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -69,8 +69,9 @@ type StartRequest struct {
 // Result is how a command ended.
 type Result struct {
 	// ExitCode is the exit status, or 128 plus the signal that ended the
-	// command, as a shell and the engine report it; 126 or 127 when it
-	// could not be started.
+	// command, as a shell reports it; when it could not be started
+	// (StartError says why), 127 when its program was not found and 126
+	// otherwise.
 	ExitCode int `json:"exit_code"`
 	// Signal that ended the command's first process, 0 when it exited.
 	Signal int `json:"signal,omitempty"`

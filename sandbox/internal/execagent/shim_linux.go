@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -76,7 +77,7 @@ func Shim() int {
 		if typ != frameShimCommand || len(fds) != 3 || json.Unmarshal(payload, &cmd) != nil || len(cmd.Argv) == 0 {
 			return 2
 		}
-		pid, startErr, forkErr := startCommand(cmd, fds, home, homePath)
+		pid, startCode, startErr, forkErr := startCommand(cmd, fds, home, homePath)
 		for _, fd := range fds {
 			_ = syscall.Close(fd) // the command holds them now
 		}
@@ -90,7 +91,7 @@ func Shim() int {
 		case forkErr != nil:
 			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: -1, Error: "start the command's first process: " + forkErr.Error()})
 		case startErr != "":
-			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: 126, StartError: startErr})
+			_ = WriteJSON(ctrl, frameShimStatus, shimExit{Code: startCode, StartError: startErr})
 		default:
 			// Reap until the first process ends; processes it left
 			// behind are reaped too, as they end.
@@ -183,11 +184,12 @@ func readShimFrame(ctrl *os.File) (typ byte, payload []byte, fds []int, err erro
 
 // startCommand starts cmd in a process group of its own with the given
 // stdio; it returns the pid, or why it could not start: startErr when the
-// command cannot run (worded like the engine's message), forkErr when no
+// command cannot run (worded like the engine's message), with the status a
+// shell gives it (127: no such program; 126: cannot execute), forkErr when no
 // process could be made for it (the sandbox's process limit, memory). home
 // and homePath are the shim's own directory and PATH, which a command
 // without its own gets.
-func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid int, startErr string, forkErr error) {
+func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid, startCode int, startErr string, forkErr error) {
 	// The command's PATH, not the shim's, finds its program.
 	path := homePath
 	for _, kv := range cmd.Env {
@@ -201,11 +203,11 @@ func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid int,
 		dir = home
 	}
 	if err := os.Chdir(dir); err != nil {
-		return 0, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error(), nil
+		return 0, 126, "chdir to cwd (\"" + cmd.Dir + "\") set in config.json failed: " + errors.Unwrap(err).Error(), nil
 	}
 	prog, err := exec.LookPath(cmd.Argv[0])
 	if err != nil && !errors.Is(err, exec.ErrDot) {
-		return 0, err.Error(), nil // exec: "name": executable file not found in $PATH
+		return 0, notFoundCode(err), err.Error(), nil // exec: "name": executable file not found in $PATH
 	}
 	pid, err = syscall.ForkExec(prog, cmd.Argv, &syscall.ProcAttr{
 		Env:   cmd.Env,
@@ -213,10 +215,21 @@ func startCommand(cmd shimCommand, stdio []int, home, homePath string) (pid int,
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	})
 	if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
-		return 0, "", err
+		return 0, 0, "", err
 	}
 	if err != nil {
-		return 0, "exec: \"" + cmd.Argv[0] + "\": " + err.Error(), nil
+		// ENOENT here is a script's missing interpreter, "not found" to
+		// a shell too.
+		return 0, notFoundCode(err), "exec: \"" + cmd.Argv[0] + "\": " + err.Error(), nil
 	}
-	return pid, "", nil
+	return pid, 0, "", nil
+}
+
+// notFoundCode is a shell's exit status for a command that could not
+// start because of err: 127 when there is no such program, else 126.
+func notFoundCode(err error) int {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return 127
+	}
+	return 126
 }
