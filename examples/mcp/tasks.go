@@ -310,8 +310,7 @@ type taskSubmitOut struct {
 
 type taskResetOut struct {
 	Session    string `json:"session"`
-	Replaced   bool   `json:"replaced" jsonschema:"the environment did not verify after the reset, so a new sandbox replaced it"`
-	Mismatch   string `json:"mismatch,omitempty"`
+	Spare      bool   `json:"spare" jsonschema:"the new sandbox had been started ahead, so the reset did not wait for one"`
 	DurationMS int64  `json:"duration_ms"`
 }
 
@@ -470,7 +469,7 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 			s.tasks.drop(func(x *taskEntry) bool { return x == e })
 			return nil, err
 		}
-		res, n := result(taskResetOut{Session: in.Session, Replaced: r.Replaced, Mismatch: r.Mismatch, DurationMS: r.Duration.Milliseconds()})
+		res, n := result(taskResetOut{Session: in.Session, Spare: r.Spare, DurationMS: r.Duration.Milliseconds()})
 		c.bytes = n
 		return res, nil
 	})

@@ -98,7 +98,7 @@ func TestBuilt(t *testing.T) {
 	}{
 		{"gold", func(t *testing.T) { require.True(t, applyAsAgent(t, env, inst.Patch)) }, swebench.StatusResolved},
 		{"noop", func(t *testing.T) {
-			_, err := sb.CopyIn(ctx, sandbox.CopyInRequest{HostPath: notes, Dest: "/testbed"})
+			_, err := env.Sandbox().CopyIn(ctx, sandbox.CopyInRequest{HostPath: notes, Dest: "/testbed"})
 			require.NoError(t, err)
 		}, swebench.StatusUnresolved},
 	} {
@@ -129,10 +129,11 @@ func TestBuilt(t *testing.T) {
 				assert.Equal(t, imagebuild.Cached, e.Outcome, "%s is reused", e.Image)
 			}
 
-			rr, err := env.Reset(ctx)
+			before := env.Sandbox().ID()
+			_, err = env.Reset(ctx)
 			require.NoError(t, err)
-			assert.False(t, rr.Replaced, rr.Mismatch)
-			assert.Empty(t, shell(t, sb, "git status --porcelain"))
+			assert.NotEqual(t, before, env.Sandbox().ID(), "Reset gives a new sandbox")
+			assert.Empty(t, shell(t, env.Sandbox(), "git status --porcelain"))
 		})
 	}
 }

@@ -20,7 +20,7 @@
 //	...
 //	sub, err := env.Submit(ctx, nil) // env.Diff graded by swebench.Evaluate
 //	fmt.Println(sub.Result.Outcome, sub.Report.Resolved)
-//	_, err = env.Reset(ctx) // as Start gave it, verified, for the next rollout
+//	_, err = env.Reset(ctx) // a new sandbox, made as Start made the first
 //
 // [Tasks.Start] makes the sandbox from swebench.Plan.Testbed, the evaluator's
 // own description of an instance's sandbox before the model patch: the same
@@ -33,6 +33,13 @@
 // [Env.Diff] is the model patch (see [DiffCommand]). [Env.Submit] and
 // [Tasks.Grade] grade a patch by calling swebench.Evaluate on that one
 // prediction with the tasks' evaluator configuration, so report.json, the
-// typed outcome and the logs are the evaluator's. [Env.Reset] restores and
-// verifies the environment, and replaces a sandbox that fails verification.
+// typed outcome and the logs are the evaluator's. [Env.Reset] never
+// restores a used sandbox: it removes it and hands over a new one, made by
+// Start's own code from inputs the agent cannot write, started ahead while
+// the agent worked (Config.NoSpare turns that off). So nothing of one
+// rollout reaches the next.
+//
+// [Env.Diff] runs git with a throwaway git directory and no configuration
+// but its own, so the agent's hooks, fsmonitor, drivers and redirections in
+// .git or HOME neither run nor steer it (see [DiffCommand]).
 package task

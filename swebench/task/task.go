@@ -59,6 +59,11 @@ type Config struct {
 	// that fails for the infrastructure (an error, no verdict) does not
 	// count. Default: 0, no limit.
 	MaxSubmissions int
+	// NoSpare: Reset starts the new sandbox itself. By default each
+	// environment keeps one sandbox started ahead (a second container, and
+	// in workspace mode a second checkout), so that Reset is a swap.
+	// Default: false.
+	NoSpare bool
 }
 
 // Tasks starts task environments for the rows of a dataset. Its methods are
