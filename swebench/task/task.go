@@ -75,6 +75,7 @@ type Tasks struct {
 	ids     []string
 	dir     string
 	ownDir  bool
+	lock    *os.File // the lock of the directory New made, see taskdir.go
 	clients []*sandbox.Client
 	owned   []*sandbox.Client
 
@@ -89,11 +90,12 @@ type Tasks struct {
 func New(ctx context.Context, cfg Config) (*Tasks, error) {
 	t := &Tasks{cfg: cfg, rows: map[string]dataset.Instance{}, dir: cfg.Dir}
 	if t.dir == "" {
-		d, err := os.MkdirTemp("", "swebox-tasks-")
+		sweepTaskDirs(cfg.Eval.Logger)
+		d, lock, err := makeTaskDir()
 		if err != nil {
 			return nil, fmt.Errorf("tasks: %w", err)
 		}
-		t.dir, t.ownDir = d, true
+		t.dir, t.ownDir, t.lock = d, true, lock
 	}
 	fail := func(err error) (*Tasks, error) { return nil, errors.Join(err, t.Close()) }
 	abs, err := filepath.Abs(t.dir)
@@ -171,6 +173,10 @@ func inferredMode(ec swebench.Config) harness.Mode {
 	return p.Mode
 }
 
+// Dir is the directory of the submissions' logs and the workspaces:
+// Config.Dir, or the one New made.
+func (t *Tasks) Dir() string { return t.dir }
+
 // Mode is the evaluation mode of the tasks.
 func (t *Tasks) Mode() harness.Mode { return t.plan.Mode }
 
@@ -203,6 +209,9 @@ func (t *Tasks) Close() error {
 	}
 	if t.ownDir {
 		errs = append(errs, fsutil.RemoveAll(t.dir))
+		if t.lock != nil {
+			errs = append(errs, t.lock.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
