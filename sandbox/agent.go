@@ -367,7 +367,7 @@ type agentState struct {
 // none), and the spec and main command to create it with.
 func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
 	st := &c.agent
-	if _, docker := c.b.(*dockerBackend); !docker || st.off || !strings.HasPrefix(c.Host(), "unix://") || (spec.Runtime != "" && spec.Runtime != "runc") {
+	if st.off || !info(c.b).AgentSocket || (spec.Runtime != "" && spec.Runtime != "runc") {
 		return nil, spec, keepalive
 	}
 	st.once.Do(func() { st.host, st.err = newAgentHost(runtime.GOARCH) })
@@ -425,12 +425,8 @@ func (s *Sandbox) startAgent(ctx context.Context, a *sandboxAgent) {
 // agent does not start runs its commands through the backend's exec, and
 // the log says why.
 func (s *Sandbox) startRemoteAgent(ctx context.Context) {
-	sb, ok := s.c.b.(seamBackend)
+	st, ok := s.c.b.(seam.AgentStarter)
 	if !ok || s.c.agent.off {
-		return
-	}
-	st, ok := sb.b.(seam.AgentStarter)
-	if !ok {
 		return
 	}
 	remote, err := st.StartAgent(ctx, s.id)

@@ -19,7 +19,7 @@ const (
 // Client creates sandboxes through one backend: a Docker engine by default.
 // It is safe for concurrent use.
 type Client struct {
-	b       backend
+	b       Backend
 	log     *slog.Logger
 	session string
 	agent   agentState
@@ -129,13 +129,11 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.session == "" {
 		cfg.session = randomID(6)
 	}
-	var b backend
-	if cfg.backend != nil {
+	b := cfg.backend
+	if b != nil {
 		if err := cfg.docker.conflict(); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
-		cfg.backend.Bind(seamEnv(&cfg))
-		b = seamBackend{cfg.backend}
 	} else {
 		db, err := newDocker(cfg.docker)
 		if err != nil {
@@ -143,6 +141,7 @@ func New(opts ...Option) (*Client, error) {
 		}
 		b = db
 	}
+	b.Bind(seamEnv(&cfg))
 	c := &Client{b: b, log: cfg.log, session: cfg.session, agent: agentState{off: cfg.noAgent}}
 	if cfg.pool != nil {
 		c.pool = newPool(c, *cfg.pool)
@@ -154,11 +153,17 @@ func New(opts ...Option) (*Client, error) {
 func (c *Client) Session() string { return c.session }
 
 // Host is the engine address the client talks to.
-func (c *Client) Host() string { return c.b.host() }
+func (c *Client) Host() string { return c.b.Host() }
+
+// SharesHostFiles reports whether the client's sandboxes run on this
+// machine and see its files through a bind mount (Spec.Workspace, Mount):
+// true on a local Docker engine; false on a remote engine or a cluster,
+// where a workspace is copied in.
+func (c *Client) SharesHostFiles() bool { return info(c.b).SharesHostFiles }
 
 // Ping checks that the engine answers.
 func (c *Client) Ping(ctx context.Context) error {
-	if err := c.b.ping(ctx); err != nil {
+	if err := c.b.Ping(ctx); err != nil {
 		return c.engineErr("ping engine", err)
 	}
 	return nil
@@ -166,7 +171,7 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // Runtimes lists the OCI runtimes the engine offers, e.g. "runc", "runsc".
 func (c *Client) Runtimes(ctx context.Context) ([]string, error) {
-	names, err := c.b.runtimes(ctx)
+	names, err := c.b.Runtimes(ctx)
 	if err != nil {
 		return nil, c.engineErr("read engine info", err)
 	}
@@ -180,7 +185,7 @@ func (c *Client) Close() error {
 		c.pool.close()
 	}
 	c.stopReap()
-	return c.b.close()
+	return c.b.Close()
 }
 
 // labels returns the labels every created object carries, merged with extra.

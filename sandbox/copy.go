@@ -89,7 +89,7 @@ func (s *Sandbox) CopyIn(ctx context.Context, req CopyInRequest) (CopyResult, er
 	}()
 	var err error
 	if ar, ok := s.archiver(req.Dest); ok {
-		if err = ar.copyIn(ctx, s.id, req.Dest, pr); err != nil {
+		if err = ar.CopyIn(ctx, s.id, req.Dest, pr); err != nil {
 			err = s.c.engineErr("copy into sandbox", err)
 		}
 	} else {
@@ -126,7 +126,7 @@ func (s *Sandbox) CopyOut(ctx context.Context, req CopyOutRequest) (CopyResult, 
 	}
 	defer root.Close()
 	if ar, ok := s.archiver(req.Src); ok {
-		rc, err := ar.copyOut(ctx, s.id, req.Src)
+		rc, err := ar.CopyOut(ctx, s.id, req.Src)
 		if err != nil {
 			return CopyResult{}, s.c.engineErr("copy from sandbox", err)
 		}

@@ -107,9 +107,12 @@ type dockerBackend struct {
 }
 
 var (
-	_ backend      = (*dockerBackend)(nil)
-	_ archiver     = (*dockerBackend)(nil)
-	_ imageBackend = (*dockerBackend)(nil)
+	_ Backend        = (*dockerBackend)(nil)
+	_ seam.Describer = (*dockerBackend)(nil)
+	_ archiver       = (*dockerBackend)(nil)
+	_ imageBackend   = (*dockerBackend)(nil)
+	_ imagePusher    = (*dockerBackend)(nil)
+	_ leaser         = (*dockerBackend)(nil)
 )
 
 // newDocker builds the Docker backend from the environment (DOCKER_HOST,
@@ -179,21 +182,33 @@ func dockerErr(err error) error {
 	return err
 }
 
-func (d *dockerBackend) host() string { return d.api.DaemonHost() }
+// Bind needs nothing of the package: the Docker backend is part of it.
+func (d *dockerBackend) Bind(seam.Env[Spec]) {}
 
-func (d *dockerBackend) close() error {
+func (d *dockerBackend) Host() string { return d.api.DaemonHost() }
+
+// Info: an engine reached over a local socket runs sandboxes on this
+// machine, whose bind mounts show the host's files; the exec agent's
+// socket directory is such a mount, on Unix.
+func (d *dockerBackend) Info() seam.Info {
+	h := d.Host()
+	unix := strings.HasPrefix(h, "unix://")
+	return seam.Info{SharesHostFiles: unix || strings.HasPrefix(h, "npipe://"), AgentSocket: unix}
+}
+
+func (d *dockerBackend) Close() error {
 	if !d.owned {
 		return nil
 	}
 	return d.api.Close()
 }
 
-func (d *dockerBackend) ping(ctx context.Context) error {
+func (d *dockerBackend) Ping(ctx context.Context) error {
 	_, err := d.api.Ping(ctx)
 	return dockerErr(err)
 }
 
-func (d *dockerBackend) runtimes(ctx context.Context) ([]string, error) {
+func (d *dockerBackend) Runtimes(ctx context.Context) ([]string, error) {
 	info, err := d.api.Info(ctx)
 	if err != nil {
 		return nil, dockerErr(err)
@@ -206,7 +221,7 @@ func (d *dockerBackend) runtimes(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-func (d *dockerBackend) create(ctx context.Context, req createRequest) (string, error) {
+func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, error) {
 	cfg, hc := containerConfig(req.Spec, req.Cmd, req.Labels)
 	if req.Stdin {
 		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
@@ -219,11 +234,11 @@ func (d *dockerBackend) create(ctx context.Context, req createRequest) (string, 
 	return resp.ID, nil
 }
 
-func (d *dockerBackend) start(ctx context.Context, id string) error {
+func (d *dockerBackend) Start(ctx context.Context, id string) error {
 	return dockerErr(d.api.ContainerStart(ctx, id, container.StartOptions{}))
 }
 
-func (d *dockerBackend) startAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
+func (d *dockerBackend) StartAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
 	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: s.Stdin != nil})
 	if err != nil {
 		return nil, fmt.Errorf("attach container: %w", dockerErr(err))
@@ -248,7 +263,7 @@ func (d *dockerBackend) startAttached(ctx context.Context, id string, s stdio) (
 	return &mainProcess{Exited: exited, Release: hj.Close}, nil
 }
 
-func (d *dockerBackend) exec(ctx context.Context, id string, req execCall) (execStatus, error) {
+func (d *dockerBackend) Exec(ctx context.Context, id string, req execCall) (execStatus, error) {
 	created, err := d.api.ContainerExecCreate(ctx, id, container.ExecOptions{
 		Cmd: req.Cmd, Env: req.Env, WorkingDir: req.WorkingDir, User: req.User,
 		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
@@ -331,7 +346,7 @@ func pump(hj types.HijackedResponse, s stdio) <-chan struct{} {
 	return done
 }
 
-func (d *dockerBackend) inspect(ctx context.Context, id string) (State, error) {
+func (d *dockerBackend) Inspect(ctx context.Context, id string) (State, error) {
 	info, err := d.api.ContainerInspect(ctx, id)
 	if cerrdefs.IsNotFound(err) {
 		// The engine removed a leased sandbox whose main process ended.
@@ -348,7 +363,7 @@ func (d *dockerBackend) inspect(ctx context.Context, id string) (State, error) {
 	return State{Running: info.State.Running, ExitCode: info.State.ExitCode, OOMKilled: info.State.OOMKilled}, nil
 }
 
-func (d *dockerBackend) logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
+func (d *dockerBackend) Logs(ctx context.Context, id, tail string, stdout, stderr io.Writer) error {
 	rc, err := d.api.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: tail})
 	if cerrdefs.IsNotFound(err) || cerrdefs.IsConflict(err) {
 		// Removed, or being removed ("can not get logs from container
@@ -368,16 +383,16 @@ func (d *dockerBackend) logs(ctx context.Context, id, tail string, stdout, stder
 	return err
 }
 
-func (d *dockerBackend) stop(ctx context.Context, id string, grace time.Duration) error {
+func (d *dockerBackend) Stop(ctx context.Context, id string, grace time.Duration) error {
 	secs := int(grace.Seconds())
 	return dockerErr(d.api.ContainerStop(ctx, id, container.StopOptions{Timeout: &secs}))
 }
 
-func (d *dockerBackend) kill(ctx context.Context, id, signal string) error {
+func (d *dockerBackend) Kill(ctx context.Context, id, signal string) error {
 	return dockerErr(d.api.ContainerKill(ctx, id, signal))
 }
 
-func (d *dockerBackend) remove(ctx context.Context, id string) error {
+func (d *dockerBackend) Remove(ctx context.Context, id string) error {
 	err := d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err == nil || cerrdefs.IsNotFound(err) {
 		d.records.Delete(id)
@@ -385,11 +400,11 @@ func (d *dockerBackend) remove(ctx context.Context, id string) error {
 	return dockerErr(err)
 }
 
-func (d *dockerBackend) copyIn(ctx context.Context, id, dir string, tar io.Reader) error {
+func (d *dockerBackend) CopyIn(ctx context.Context, id, dir string, tar io.Reader) error {
 	return dockerErr(d.api.CopyToContainer(ctx, id, dir, tar, container.CopyToContainerOptions{}))
 }
 
-func (d *dockerBackend) copyOut(ctx context.Context, id, src string) (io.ReadCloser, error) {
+func (d *dockerBackend) CopyOut(ctx context.Context, id, src string) (io.ReadCloser, error) {
 	rc, _, err := d.api.CopyFromContainer(ctx, id, src)
 	if cerrdefs.IsNotFound(err) {
 		// The engine answers 404 for a missing container and for a
@@ -403,7 +418,7 @@ func (d *dockerBackend) copyOut(ctx context.Context, id, src string) (io.ReadClo
 
 // list returns containers, then volumes, then networks, so that removing
 // them in order removes each before what it uses.
-func (d *dockerBackend) list(ctx context.Context, labels map[string]string) ([]Object, error) {
+func (d *dockerBackend) List(ctx context.Context, labels map[string]string) ([]Object, error) {
 	f := filters.NewArgs()
 	for k, v := range labels {
 		if v == "" {
@@ -441,10 +456,10 @@ func (d *dockerBackend) list(ctx context.Context, labels map[string]string) ([]O
 	return objs, nil
 }
 
-func (d *dockerBackend) removeObject(ctx context.Context, o Object) error {
+func (d *dockerBackend) RemoveObject(ctx context.Context, o Object) error {
 	switch o.Kind {
 	case KindSandbox:
-		return d.remove(ctx, o.ID)
+		return d.Remove(ctx, o.ID)
 	case KindVolume:
 		return dockerErr(d.api.VolumeRemove(ctx, o.ID, true))
 	case KindNetwork:

@@ -13,7 +13,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 )
 
-func (d *dockerBackend) inspectImage(ctx context.Context, ref string) (ImageInfo, error) {
+func (d *dockerBackend) InspectImage(ctx context.Context, ref string) (ImageInfo, error) {
 	info, err := d.api.ImageInspect(ctx, ref)
 	if err != nil {
 		return ImageInfo{}, dockerErr(err)
@@ -25,7 +25,7 @@ func (d *dockerBackend) inspectImage(ctx context.Context, ref string) (ImageInfo
 	return ii, nil
 }
 
-func (d *dockerBackend) pullImage(ctx context.Context, ref string) error {
+func (d *dockerBackend) PullImage(ctx context.Context, ref string) error {
 	rc, err := d.api.ImagePull(ctx, ref, image.PullOptions{})
 	if err != nil {
 		return pullErr(dockerErr(err))
@@ -63,7 +63,7 @@ type rateLimitError struct{ err error }
 func (e *rateLimitError) Error() string   { return e.err.Error() }
 func (e *rateLimitError) Unwrap() []error { return []error{ErrRateLimited, e.err} }
 
-func (d *dockerBackend) buildImage(ctx context.Context, req BuildRequest, labels map[string]string) (string, error) {
+func (d *dockerBackend) BuildImage(ctx context.Context, req BuildRequest, labels map[string]string) (string, error) {
 	resp, err := d.api.ImageBuild(ctx, req.Context, build.ImageBuildOptions{
 		Tags: req.Tags, Dockerfile: req.Dockerfile, BuildArgs: req.BuildArgs,
 		Labels: labels, Remove: true, ForceRemove: true, NetworkMode: req.NetworkMode,
@@ -88,7 +88,7 @@ func (d *dockerBackend) buildImage(ctx context.Context, req BuildRequest, labels
 	return id, err
 }
 
-func (d *dockerBackend) importImage(ctx context.Context, req ImportRequest, labels map[string]string) error {
+func (d *dockerBackend) ImportImage(ctx context.Context, req ImportRequest, labels map[string]string) error {
 	changes := append([]string{}, req.Changes...)
 	for k, v := range labels {
 		changes = append(changes, fmt.Sprintf("LABEL %s=%s", k, v))
@@ -106,7 +106,7 @@ func (d *dockerBackend) importImage(ctx context.Context, req ImportRequest, labe
 // header).
 const noAuth = "e30="
 
-func (d *dockerBackend) pushImage(ctx context.Context, source, target string, log io.Writer) error {
+func (d *dockerBackend) PushImage(ctx context.Context, source, target string, log io.Writer) error {
 	if err := d.api.ImageTag(ctx, source, target); err != nil {
 		return dockerErr(err)
 	}
@@ -122,7 +122,7 @@ func (d *dockerBackend) pushImage(ctx context.Context, source, target string, lo
 	})
 }
 
-func (d *dockerBackend) removeImage(ctx context.Context, ref string) error {
+func (d *dockerBackend) RemoveImage(ctx context.Context, ref string) error {
 	_, err := d.api.ImageRemove(ctx, ref, image.RemoveOptions{Force: true, PruneChildren: true})
 	return dockerErr(err)
 }

@@ -34,7 +34,7 @@ func (c *Client) EnsureImage(ctx context.Context, req EnsureImageRequest) error 
 	if err != nil {
 		return err
 	}
-	_, err = ib.inspectImage(ctx, req.Image)
+	_, err = ib.InspectImage(ctx, req.Image)
 	if err == nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func (c *Client) EnsureImage(ctx context.Context, req EnsureImageRequest) error 
 		return &ImageError{Image: req.Image}
 	}
 	c.log.Info("pulling image", "image", req.Image)
-	if err := ib.pullImage(ctx, req.Image); err != nil {
+	if err := ib.PullImage(ctx, req.Image); err != nil {
 		if errors.Is(err, errUnreachable) {
 			return c.engineErr("pull image", err)
 		}
@@ -72,7 +72,7 @@ func (c *Client) InspectImage(ctx context.Context, ref string) (ImageInfo, error
 	if err != nil {
 		return ImageInfo{}, err
 	}
-	info, err := ib.inspectImage(ctx, ref)
+	info, err := ib.InspectImage(ctx, ref)
 	if errors.Is(err, errNotFound) {
 		return ImageInfo{}, &ImageError{Image: ref}
 	}
@@ -111,7 +111,7 @@ func (c *Client) BuildImage(ctx context.Context, req BuildRequest) (string, erro
 	if err != nil {
 		return "", err
 	}
-	id, err := ib.buildImage(ctx, req, c.labels(req.Labels))
+	id, err := ib.BuildImage(ctx, req, c.labels(req.Labels))
 	if err != nil {
 		return "", c.engineErr("build image", err)
 	}
@@ -140,7 +140,7 @@ func (c *Client) ImportImage(ctx context.Context, req ImportRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := ib.importImage(ctx, req, c.labels(nil)); err != nil {
+	if err := ib.ImportImage(ctx, req, c.labels(nil)); err != nil {
 		return c.engineErr("import image", err)
 	}
 	return nil
@@ -152,7 +152,7 @@ func (c *Client) RemoveImage(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	if err := ib.removeImage(ctx, ref); err != nil && !errors.Is(err, errNotFound) {
+	if err := ib.RemoveImage(ctx, ref); err != nil && !errors.Is(err, errNotFound) {
 		return c.engineErr("remove image", err)
 	}
 	return nil
@@ -172,7 +172,7 @@ type PushRequest struct {
 // imagePusher is implemented by backends that can push (the Docker
 // Engine's).
 type imagePusher interface {
-	pushImage(ctx context.Context, source, target string, log io.Writer) error
+	PushImage(ctx context.Context, source, target string, log io.Writer) error
 }
 
 // PushImage tags the image as req.Ref and pushes it. A registry that needs
@@ -188,7 +188,7 @@ func (c *Client) PushImage(ctx context.Context, req PushRequest) error {
 	if !ok {
 		return fmt.Errorf("push image: %w", ErrNotSupported)
 	}
-	if err := p.pushImage(ctx, req.Image, req.Ref, req.Log); err != nil {
+	if err := p.PushImage(ctx, req.Image, req.Ref, req.Log); err != nil {
 		return c.engineErr("push image", err)
 	}
 	return nil

@@ -100,7 +100,7 @@ func (s *Sandbox) killCommand(marker, user string) (saw bool, err error) {
 	s.mu.Unlock()
 	kctx, kcancel := context.WithTimeout(context.Background(), teardownTimeout)
 	defer kcancel()
-	if err := s.c.b.kill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
+	if err := s.c.b.Kill(kctx, s.id, "KILL"); err != nil && !isNotRunning(err) {
 		return true, s.c.engineErr("kill sandbox", err)
 	}
 	return true, nil
@@ -114,7 +114,7 @@ func (s *Sandbox) runInternal(ctx context.Context, cmd []string, user string, st
 		user = s.spec.User
 	}
 	outBuf, errBuf := newCapBuffer(64<<10), newCapBuffer(64<<10)
-	st, err := s.c.b.exec(ctx, s.id, execCall{
+	st, err := s.c.b.Exec(ctx, s.id, execCall{
 		Cmd: cmd, User: user, Env: []string{markerVar + "=internal-" + randomID(4)},
 		Stdio: stdio{Stdin: stdin, Stdout: streamWriter(outBuf, stdout), Stderr: errBuf},
 	})

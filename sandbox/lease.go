@@ -37,10 +37,10 @@ import (
 // leaser is implemented by backends that can tie a sandbox's life to the
 // client's connection.
 type leaser interface {
-	// startLeased starts a sandbox created with createRequest.Stdin and
+	// StartLeased starts a sandbox created with createRequest.Stdin and
 	// Leased and holds its main process's input open until release is
 	// called or the process ends.
-	startLeased(ctx context.Context, id string) (release func(), err error)
+	StartLeased(ctx context.Context, id string) (release func(), err error)
 }
 
 // leasedKeepalive is keepalive for a leased sandbox (seam.LeasedKeepalive).
@@ -68,7 +68,7 @@ type mainRecord struct {
 	known          bool // st holds the main process's end
 }
 
-func (d *dockerBackend) startLeased(ctx context.Context, id string) (func(), error) {
+func (d *dockerBackend) StartLeased(ctx context.Context, id string) (func(), error) {
 	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
 		return nil, fmt.Errorf("attach container: %w", dockerErr(err))

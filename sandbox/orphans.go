@@ -55,7 +55,7 @@ func (c *Client) stopReap() {
 // use when its sandbox went (removed once free), and what an older version
 // left.
 func (c *Client) reapOrphans(ctx context.Context) error {
-	objs, err := c.b.list(ctx, map[string]string{LabelManaged: "true", LabelOwner: ""})
+	objs, err := c.b.List(ctx, map[string]string{LabelManaged: "true", LabelOwner: ""})
 	if err != nil {
 		return c.engineErr("list objects", err)
 	}
@@ -64,7 +64,7 @@ func (c *Client) reapOrphans(ctx context.Context) error {
 		if !ownerGone(o.Labels[LabelOwner]) {
 			continue
 		}
-		err := c.b.removeObject(ctx, o)
+		err := c.b.RemoveObject(ctx, o)
 		switch {
 		case errors.Is(err, errNotFound), errors.Is(err, errConflict):
 			continue // gone meanwhile, or still in use

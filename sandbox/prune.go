@@ -47,7 +47,7 @@ func (c *Client) List(ctx context.Context, req ListRequest) ([]Object, error) {
 	for k, v := range req.Labels {
 		labels[k] = v
 	}
-	objs, err := c.b.list(ctx, labels)
+	objs, err := c.b.List(ctx, labels)
 	if err != nil {
 		return nil, c.engineErr("list objects", err)
 	}
@@ -55,7 +55,7 @@ func (c *Client) List(ctx context.Context, req ListRequest) ([]Object, error) {
 		kept := objs[:0]
 		for _, o := range objs {
 			if o.Kind == KindSandbox {
-				st, err := c.b.inspect(ctx, o.ID)
+				st, err := c.b.Inspect(ctx, o.ID)
 				if errors.Is(err, errNotFound) || err == nil && st.Running && !ownerGone(o.Labels[LabelOwner]) {
 					continue
 				}
@@ -82,7 +82,7 @@ func (c *Client) Prune(ctx context.Context, req PruneRequest) (PruneResult, erro
 	var errs []error
 	for _, o := range objs {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
-		err := c.b.removeObject(rctx, o)
+		err := c.b.RemoveObject(rctx, o)
 		cancel()
 		switch {
 		case errors.Is(err, errNotFound):

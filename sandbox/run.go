@@ -61,7 +61,7 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		streams.Stdin = in
 	}
 	start := time.Now()
-	mp, err := c.b.startAttached(ctx, id, streams)
+	mp, err := c.b.StartAttached(ctx, id, streams)
 	if err != nil {
 		return ExecResult{}, c.engineErr("run sandbox", err)
 	}
@@ -82,7 +82,7 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		}
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 		defer cancel()
-		if err := c.b.kill(kctx, id, "KILL"); err != nil && !isNotRunning(err) {
+		if err := c.b.Kill(kctx, id, "KILL"); err != nil && !isNotRunning(err) {
 			runErr = errors.Join(runErr, c.engineErr("kill sandbox", err))
 		}
 		select {
@@ -101,7 +101,7 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 	if res.Signal == 9 && !res.TimedOut {
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 		defer cancel()
-		if st, err := c.b.inspect(ictx, id); err == nil {
+		if st, err := c.b.Inspect(ictx, id); err == nil {
 			res.OOMKilled = st.OOMKilled
 		}
 	}

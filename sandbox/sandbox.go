@@ -75,9 +75,9 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	}
 	sb := &Sandbox{c: c, id: id, spec: spec, agent: agent, agentDir: agent}
 	if leased {
-		sb.release, err = l.startLeased(ctx, id)
+		sb.release, err = l.StartLeased(ctx, id)
 	} else {
-		err = c.b.start(ctx, id)
+		err = c.b.Start(ctx, id)
 	}
 	if err != nil {
 		return nil, errors.Join(c.engineErr("start sandbox", err), sb.Remove(context.WithoutCancel(ctx)))
@@ -106,7 +106,7 @@ func (c *Client) createSandbox(ctx context.Context, req createRequest) (string, 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	req.Labels = c.labels(req.Spec.Labels)
-	id, err := c.b.create(cctx, req)
+	id, err := c.b.Create(cctx, req)
 	if err != nil {
 		if errors.Is(err, errNotFound) {
 			return "", &ImageError{Image: req.Spec.Image, PullErr: err}
@@ -269,7 +269,7 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	done := make(chan outcome, 1)
 	start := time.Now()
 	go func() {
-		st, err := s.c.b.exec(streamCtx, s.id, call)
+		st, err := s.c.b.Exec(streamCtx, s.id, call)
 		done <- outcome{st, err}
 	}()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
@@ -373,7 +373,7 @@ func (s *Sandbox) isRunning(ctx context.Context) bool {
 // mainState reads the main process's state for isRunning and stopped;
 // gone is set when the sandbox no longer exists.
 func (s *Sandbox) mainState(ctx context.Context) (running bool, st State, gone bool) {
-	st, err := s.c.b.inspect(ctx, s.id)
+	st, err := s.c.b.Inspect(ctx, s.id)
 	if err != nil {
 		gone = errors.Is(err, errNotFound)
 		return !gone, st, gone
@@ -398,7 +398,7 @@ func (s *Sandbox) stopped(ctx context.Context) (running bool, why string) {
 		why += ", killed by the kernel's OOM killer"
 	}
 	var out strings.Builder
-	if err := s.c.b.logs(ctx, s.id, "1", &out, &out); err == nil {
+	if err := s.c.b.Logs(ctx, s.id, "1", &out, &out); err == nil {
 		if line := strings.TrimSpace(out.String()); line != "" {
 			why += fmt.Sprintf(", last writing %q", lastLine(line))
 		}
@@ -414,7 +414,7 @@ func notStarted(cmd, why string, stdout Output) error {
 
 // State reports the state of the sandbox's main process.
 func (s *Sandbox) State(ctx context.Context) (State, error) {
-	st, err := s.c.b.inspect(ctx, s.id)
+	st, err := s.c.b.Inspect(ctx, s.id)
 	if err != nil {
 		return State{}, s.c.engineErr("inspect sandbox", err)
 	}
@@ -452,7 +452,7 @@ func withTimeout(ctx context.Context, timeout time.Duration) (context.Context, c
 
 // Stop asks the sandbox's processes to end, then kills them after grace.
 func (s *Sandbox) Stop(ctx context.Context, grace time.Duration) error {
-	if err := s.c.b.stop(ctx, s.id, grace); err != nil && !errors.Is(err, errNotFound) {
+	if err := s.c.b.Stop(ctx, s.id, grace); err != nil && !errors.Is(err, errNotFound) {
 		return s.c.engineErr("stop sandbox", err)
 	}
 	return nil
@@ -463,7 +463,7 @@ func (s *Sandbox) Kill(ctx context.Context, signal string) error {
 	if signal == "" {
 		signal = "KILL"
 	}
-	if err := s.c.b.kill(ctx, s.id, signal); err != nil && !isNotRunning(err) {
+	if err := s.c.b.Kill(ctx, s.id, signal); err != nil && !isNotRunning(err) {
 		return s.c.engineErr("kill sandbox", err)
 	}
 	return nil
@@ -492,7 +492,7 @@ func (c *Client) removeSandbox(ctx context.Context, id string) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	// Gone is done; a conflict is a removal already under way.
-	if err := c.b.remove(rctx, id); err != nil && !isNotRunning(err) {
+	if err := c.b.Remove(rctx, id); err != nil && !isNotRunning(err) {
 		return c.engineErr("remove sandbox", err)
 	}
 	c.log.Debug("sandbox removed", "id", shortID(id))
@@ -513,7 +513,7 @@ func (s *Sandbox) Logs(ctx context.Context, req LogsRequest) (stdout, stderr Out
 
 func (c *Client) logs(ctx context.Context, id string, req LogsRequest) (stdout, stderr Output, err error) {
 	ob, eb := newCapBuffer(req.Limit), newCapBuffer(req.Limit)
-	if err := c.b.logs(ctx, id, req.Tail, ob, eb); err != nil {
+	if err := c.b.Logs(ctx, id, req.Tail, ob, eb); err != nil {
 		return ob.Output(), eb.Output(), c.engineErr("read logs", err)
 	}
 	return ob.Output(), eb.Output(), nil

@@ -37,7 +37,7 @@ func (s *Sandbox) startFailed(ctx context.Context, call execCall, stderr io.Writ
 	}
 	// An image without sh, or a working directory that is not there,
 	// starts no probe either: the command cannot be executed (126).
-	if st, err := s.c.b.exec(ctx, s.id, probe); err == nil && !st.NoProcess && st.ExitCode == 127 {
+	if st, err := s.c.b.Exec(ctx, s.id, probe); err == nil && !st.NoProcess && st.ExitCode == 127 {
 		res.ExitCode = 127
 		if strings.Contains(call.Cmd[0], "/") {
 			reason = fmt.Sprintf("exec: %q: stat %s: no such file or directory", call.Cmd[0], call.Cmd[0])

@@ -18,10 +18,8 @@ func (c *Client) WarmImage(ctx context.Context, image string) error {
 	if image == "" {
 		return &SpecError{Field: "Image", Reason: "required"}
 	}
-	if sb, ok := c.b.(seamBackend); ok {
-		if w, ok := sb.b.(seam.ImageWarmer); ok {
-			return w.WarmImage(ctx, image, c.labels(nil))
-		}
+	if w, ok := c.b.(seam.ImageWarmer); ok {
+		return w.WarmImage(ctx, image, c.labels(nil))
 	}
 	return fmt.Errorf("warm image %s: %w", image, ErrNotSupported)
 }

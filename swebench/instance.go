@@ -433,13 +433,6 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 // copyLimit caps the checkout copied into a container.
 const copyLimit = 16 << 30
 
-// sharesHostFiles reports whether the engine runs on this machine, so that
-// bind mounts of host paths work: it is reached through a local socket.
-func sharesHostFiles(c *sandbox.Client) bool {
-	h := c.Host()
-	return strings.HasPrefix(h, "unix://") || strings.HasPrefix(h, "npipe://")
-}
-
 // workspaceUser is the user the sandbox runs as in workspace mode: the
 // invoking user when not root (the files are theirs), else uid 1000, to whom
 // the checkout is handed over (owner).

@@ -69,7 +69,7 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return tb
 	}
-	tb.Bind = !e.cfg.CopyWorkspace && sharesHostFiles(client)
+	tb.Bind = !e.cfg.CopyWorkspace && client.SharesHostFiles()
 	user, owner := workspaceUser()
 	// Unless objects are shared, the checkout carries a pack of the base
 	// commit's objects and nothing later: the tests cannot read the fix.

@@ -7,9 +7,10 @@
 // command policy, output capping, timeouts and the kill of a timed-out
 // command's process tree, ErrNotRunning detection, the path checks and byte
 // caps of copies, teardown on a context of its own. Below it: translating a
-// Spec into the engine's objects and moving bytes. Package sandbox's Docker
-// backend implements the same operations directly; a Backend from a
-// subpackage reaches the logic above through an adapter.
+// Spec into the engine's objects and moving bytes. Every backend implements
+// [Backend], package sandbox's Docker backend as well as a subpackage's;
+// what differs between engines is an [Info] ([Describer]) and optional
+// interfaces.
 package seam
 
 import (
@@ -143,13 +144,44 @@ type State struct {
 	OOMKilled bool
 }
 
-// Object is something a backend created, found by its labels. Kind is
-// "sandbox", "volume" or "network".
+// ObjectKind names the kinds of objects a backend creates for sandboxes.
+type ObjectKind string
+
+// Kinds of objects.
+const (
+	KindSandbox ObjectKind = "sandbox" // a Docker container, a Pod
+	KindVolume  ObjectKind = "volume"  // storage made for a sandbox
+	KindNetwork ObjectKind = "network" // a network, a NetworkPolicy
+)
+
+// Object is something a backend created, found by its labels.
 type Object struct {
-	Kind   string
+	Kind   ObjectKind
 	ID     string
 	Name   string
 	Labels map[string]string
+}
+
+// Info is what a backend says of its engine beyond Backend's methods. A
+// Backend that does not implement Describer has the zero Info. What else a
+// backend offers is an optional interface of package sandbox that it
+// implements: images, an archive endpoint for copies, leases that tie a
+// sandbox to its owner process, the exec agent over its own transport
+// (AgentStarter), image warming (ImageWarmer).
+type Info struct {
+	// SharesHostFiles: sandboxes run on this machine, and a bind mount of
+	// one of its paths (Spec.Workspace, Mount) shows them the host's files
+	// (a local Docker engine), rather than a copy having to be made.
+	SharesHostFiles bool
+	// AgentSocket: the exec agent can run in a sandbox from a bind-mounted
+	// host binary and be reached over a Unix socket in a bind-mounted host
+	// directory (a local engine running runc).
+	AgentSocket bool
+}
+
+// Describer is implemented by a Backend that reports an Info.
+type Describer interface {
+	Info() Info
 }
 
 // Classes of backend errors.
