@@ -79,6 +79,9 @@ func GradeLog(req GradeRequest) (grade.InstanceReport, error) {
 // evaluator builds each instance's once, for its image and script too).
 func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, error) {
 	rules := req.Rules.OrDefault()
+	if ts.Rules != "" {
+		rules = ts.Rules // the family's harness grades as this release does
+	}
 	text, err := grade.DecodeOutput(req.Log, rules)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)

@@ -42,6 +42,10 @@ type Family struct {
 	Spec func(dataset.Instance, ...spec.Option) (spec.TestSpec, error)
 	// Grading is the rule that decides resolved; "" is the official one.
 	Grading harness.Grading
+	// Rules is the official release whose log reading and grading the
+	// family's harness keeps, whatever the run's rules; "" follows the
+	// run.
+	Rules harness.Rules
 	// Container is what the family's sandboxes need.
 	Container Container
 }
@@ -118,6 +122,9 @@ func (f *Family) TestSpec(inst dataset.Instance, opts ...spec.Option) (spec.Test
 	if ts.Grading == "" {
 		ts.Grading = f.Grading
 	}
+	if ts.Rules == "" {
+		ts.Rules = f.Rules
+	}
 	return ts, nil
 }
 
@@ -132,7 +139,7 @@ var (
 // registry is built from init functions, where such a mistake is the
 // program's.
 func Register(f *Family) {
-	if f.Name == "" || f.Claim == nil || !f.Grading.Valid() {
+	if f.Name == "" || f.Claim == nil || !f.Grading.Valid() || (f.Rules != "" && !f.Rules.Valid()) {
 		panic(fmt.Sprintf("family: %q needs a name, a claim and a known grading rule", f.Name))
 	}
 	names := append([]string{f.Name}, f.Aliases...)

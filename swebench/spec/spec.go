@@ -29,6 +29,9 @@ const (
 	SourceInstance Source = "instance"
 	// SourceOverride: an override file set the test command or parser.
 	SourceOverride Source = "override"
+	// SourceRow: the row's own recipe set the test command and parser
+	// (a task family's row fields, e.g. SWE-rebench's install_config).
+	SourceRow Source = "row"
 )
 
 // TestSpec is everything needed to evaluate one instance.
@@ -54,6 +57,10 @@ type TestSpec struct {
 	// Grading is the rule that decides resolved; "" is the official
 	// SWE-bench rule ([harness.GradingSWEBench]).
 	Grading harness.Grading
+	// Rules is the official release whose grading the row's family's
+	// harness keeps (SWE-rebench's fork is 4.0.3: v4); "" grades by the
+	// run's rules.
+	Rules harness.Rules
 
 	EvalCommands []string // run before the informational git commands (Django locale setup)
 	Install      string   // run again in eval.sh, e.g. "python -m pip install -e ."
