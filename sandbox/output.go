@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -48,6 +49,47 @@ type capBuffer struct {
 	total int64
 }
 
+// outputSplit is how a cap of limit bytes (<= 0: DefaultOutputLimit) is
+// shared between the head and the tail of what is kept.
+func outputSplit(limit int) (head, tail int) {
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	return limit / 2, limit - limit/2
+}
+
+// ReadOutput keeps of the size bytes at r (a file) what a command's output
+// of that length keeps with limit (<= 0: DefaultOutputLimit): all of it
+// when it fits, else its first and last bytes, read where they lie, so that
+// the middle is never read. A source that shrank meanwhile gives fewer.
+func ReadOutput(r io.ReaderAt, size int64, limit int) (Output, error) {
+	head, tail := outputSplit(limit)
+	if size <= int64(head+tail) {
+		b, err := readAt(r, 0, int(size))
+		return Output{Head: b, Total: int64(len(b))}, err
+	}
+	h, err := readAt(r, 0, head)
+	if err != nil {
+		return Output{}, err
+	}
+	t, err := readAt(r, size-int64(tail), tail)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Head: h, Tail: t, Truncated: true, Dropped: size - int64(len(h)+len(t)), Total: size}, nil
+}
+
+// readAt reads up to n bytes at off; a file that shrank since its size was
+// taken gives fewer.
+func readAt(r io.ReaderAt, off int64, n int) ([]byte, error) {
+	b := make([]byte, n)
+	k, err := r.ReadAt(b, off)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return b[:k], err
+}
+
 func newCapBuffer(limit int) *capBuffer {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
@@ -60,7 +102,7 @@ func (b *capBuffer) Write(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	n := len(p)
 	b.total += int64(n)
-	headCap := b.limit / 2
+	headCap, tailCap := outputSplit(b.limit)
 	if len(b.head) < headCap {
 		k := min(headCap-len(b.head), len(p))
 		b.head = append(b.head, p[:k]...)
@@ -69,7 +111,6 @@ func (b *capBuffer) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return n, nil
 	}
-	tailCap := b.limit - headCap
 	if b.ring == nil {
 		b.ring = make([]byte, tailCap)
 	}

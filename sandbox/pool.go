@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/swebox/swebox/internal/fsutil"
 )
 
 // LabelPool marks the sandboxes a warm pool started.
@@ -299,7 +301,8 @@ func (p *pool) discard(sb *Sandbox, e *poolEntry) {
 func removeMember(sb *Sandbox, fresh *NewWorkspace) error {
 	err := sb.Remove(context.Background())
 	if fresh != nil && err == nil {
-		err = os.RemoveAll(sb.spec.Workspace)
+		// The sandbox wrote there, maybe directories it made unreadable.
+		err = fsutil.RemoveAll(sb.spec.Workspace)
 	}
 	return err
 }

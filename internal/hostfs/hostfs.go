@@ -79,50 +79,14 @@ func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
 }
 
 // ReadCapped reads the regular file name in root the way a command's
-// output is kept: all of it when it holds at most limit bytes (limit <= 0:
-// [sandbox.DefaultOutputLimit]), else its first limit/2 bytes and its last
-// limit-limit/2, read where they lie, so the middle is never read.
+// output is kept ([sandbox.ReadOutput]).
 func ReadCapped(root *os.Root, name string, limit int) (sandbox.Output, error) {
 	f, fi, err := Open(root, name)
 	if err != nil {
 		return sandbox.Output{}, err
 	}
 	defer f.Close()
-	return readCapped(f, fi.Size(), limit)
-}
-
-func readCapped(r io.ReaderAt, size int64, limit int) (sandbox.Output, error) {
-	if limit <= 0 {
-		limit = sandbox.DefaultOutputLimit
-	}
-	if size <= int64(limit) {
-		b, err := readAt(r, 0, int(size))
-		return sandbox.Output{Head: b, Total: int64(len(b))}, err
-	}
-	half := limit / 2
-	head, err := readAt(r, 0, half)
-	if err != nil {
-		return sandbox.Output{}, err
-	}
-	tail, err := readAt(r, size-int64(limit-half), limit-half)
-	if err != nil {
-		return sandbox.Output{}, err
-	}
-	return sandbox.Output{
-		Head: head, Tail: tail, Truncated: true,
-		Dropped: size - int64(len(head)+len(tail)), Total: size,
-	}, nil
-}
-
-// readAt reads up to n bytes at off; a file that shrank since its size was
-// taken gives fewer.
-func readAt(r io.ReaderAt, off int64, n int) ([]byte, error) {
-	b := make([]byte, n)
-	k, err := r.ReadAt(b, off)
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return b[:k], err
+	return sandbox.ReadOutput(f, fi.Size(), limit)
 }
 
 // WriteFile writes data to name in root as a new file with mode perm.
