@@ -64,6 +64,12 @@ type RunReport struct {
 	// each lost attempt in order. The instance was graded once, by the
 	// attempt that followed.
 	Retried map[string][]Retry
+	// Gradings adds swebox_grading, after everything else: for each
+	// instance graded by a rule other than the official one (a task
+	// family's own, e.g. SWE-bench-Live's), that rule's name, as its
+	// report.json's swebox notes say. Nil when every instance was graded
+	// by the official rule.
+	Gradings map[string]string
 }
 
 // Retry is one attempt of an instance that the cluster cut short.
@@ -81,6 +87,8 @@ const (
 	FlakyVerdictsKey = "swebox_flaky_verdicts"
 	// RetriedKey is the run report key of [RunReport.Retried].
 	RetriedKey = "swebox_retried"
+	// GradingsKey is the run report key of [RunReport.Gradings].
+	GradingsKey = "swebox_grading"
 )
 
 // Leftovers are containers and images of the run still present at its end.
@@ -155,6 +163,12 @@ func BuildRunReport(in RunInput) RunReport {
 		if reason != "" {
 			reasons[id] = reason
 		}
+		if g := readGrading(raw, id); g != "" {
+			if r.Gradings == nil {
+				r.Gradings = map[string]string{}
+			}
+			r.Gradings[id] = g
+		}
 	}
 	r.SubmittedInstances = len(in.Predictions)
 	for id := range in.Predictions {
@@ -187,6 +201,20 @@ func BuildRunReport(in RunInput) RunReport {
 		r.InfraFailureIDs, r.AmbiguousFailureIDs = infra.sorted(), ambiguous.sorted()
 	}
 	return r
+}
+
+// readGrading is the grading rule a report.json's swebox notes name for
+// id, "" for the official one or an unreadable report.
+func readGrading(raw []byte, id string) string {
+	var rep map[string]struct {
+		Swebox struct {
+			Grading string `json:"grading"`
+		} `json:"swebox"`
+	}
+	if json.Unmarshal(raw, &rep) != nil {
+		return ""
+	}
+	return rep[id].Swebox.Grading
 }
 
 // readResolved applies the official reading of a report.json: content
@@ -325,6 +353,9 @@ func (r RunReport) Encode() []byte {
 		}
 		o.add(RetriedKey, rt)
 	}
+	if r.Gradings != nil {
+		o.add(GradingsKey, pyStringMap(r.Gradings))
+	}
 	return append(pyDumps(o), '\n')
 }
 
@@ -378,6 +409,7 @@ type runReportJSON struct {
 type flakyJSON struct {
 	FlakyVerdicts map[string][]string `json:"swebox_flaky_verdicts"`
 	Retried       map[string][]Retry  `json:"swebox_retried"`
+	Gradings      map[string]string   `json:"swebox_grading"`
 }
 
 // UnmarshalJSON reads a run report written by the official harness or by
@@ -397,7 +429,7 @@ func (r *RunReport) UnmarshalJSON(data []byte) error {
 		ErrorInstances: j.ErrorInstances, CompletedIDs: j.CompletedIDs, IncompleteIDs: j.IncompleteIDs,
 		EmptyPatchIDs: j.EmptyPatchIDs, SubmittedIDs: j.SubmittedIDs, ResolvedIDs: j.ResolvedIDs,
 		UnresolvedIDs: j.UnresolvedIDs, ErrorIDs: j.ErrorIDs, Outcomes: j.Outcomes, FlakyVerdicts: j.FlakyVerdicts,
-		Retried: j.Retried,
+		Retried: j.Retried, Gradings: j.Gradings,
 	}
 	if j.InfraFailureIDs != nil {
 		r.Rules, r.InfraFailureIDs = harness.V5, *j.InfraFailureIDs
@@ -489,6 +521,12 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 				m.Retried = map[string][]Retry{}
 			}
 			m.Retried[id] = rs
+		}
+		for id, g := range r.Gradings {
+			if m.Gradings == nil {
+				m.Gradings = map[string]string{}
+			}
+			m.Gradings[id] = g
 		}
 	}
 	for i := range lists {

@@ -1,0 +1,52 @@
+package grade_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
+)
+
+// The run report names, for each instance graded by a rule other than the
+// official one, that rule, read from its report.json; it survives a
+// round trip and a merge of shards, and an all-official run has no key.
+func TestRunReportNamesFamilyGradings(t *testing.T) {
+	live := grade.InstanceReport{InstanceID: "a", PatchExists: true, PatchSuccessfullyApplied: true, Resolved: true,
+		TestsStatus: &grade.TestsStatus{}, Notes: grade.Notes{Grading: harness.GradingLive}}
+	official := grade.InstanceReport{InstanceID: "b", PatchExists: true, PatchSuccessfullyApplied: true,
+		TestsStatus: &grade.TestsStatus{}}
+	in := grade.RunInput{Rules: harness.V4, Dataset: []string{"a", "b"},
+		Predictions: map[string]grade.Prediction{"a": {}, "b": {}},
+		Reports:     map[string][]byte{"a": live.Encode(), "b": official.Encode()}}
+	r := grade.BuildRunReport(in)
+	assert.Equal(t, map[string]string{"a": string(harness.GradingLive)}, r.Gradings)
+
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(r.Encode(), &raw))
+	assert.JSONEq(t, `{"a": "swe-bench-live"}`, string(raw[grade.GradingsKey]))
+	var back grade.RunReport
+	require.NoError(t, json.Unmarshal(r.Encode(), &back))
+	assert.Equal(t, r.Gradings, back.Gradings)
+
+	officialA := live
+	officialA.Notes = grade.Notes{}
+	in.Reports = map[string][]byte{"a": officialA.Encode(), "b": official.Encode()}
+	plain := grade.BuildRunReport(in)
+	assert.Nil(t, plain.Gradings)
+	assert.Equal(t, 2, plain.CompletedInstances)
+	raw = nil
+	require.NoError(t, json.Unmarshal(plain.Encode(), &raw))
+	assert.NotContains(t, raw, grade.GradingsKey)
+
+	other := official
+	other.InstanceID = "c"
+	shard := grade.BuildRunReport(grade.RunInput{Rules: harness.V4, Dataset: []string{"c"},
+		Predictions: map[string]grade.Prediction{"c": {}}, Reports: map[string][]byte{"c": other.Encode()}})
+	merged, err := grade.MergeRunReports(r, shard)
+	require.NoError(t, err)
+	assert.Equal(t, r.Gradings, merged.Gradings)
+}
