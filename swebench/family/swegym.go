@@ -53,6 +53,17 @@ func SWEGymImage(instanceID, namespace, tag string) string {
 	return namespace + "/" + key
 }
 
+// What porting SWE-Gym/SWE-Bench-Fork (242429c) takes, read from it: the
+// fork is SWE-bench 2.0.13, so its eval.sh is not v4's: "set -xo
+// pipefail", "git diff <base>" without -c core.fileMode=false, test files
+// from the regex `--- a/(.*)`, and no start or end marker around the test
+// command; get_logs_eval parses the whole log, takes the patch as applied
+// only where "applied patch" occurs in it, and picks the parser by the
+// repository it reads from the log's directory name (parse_log_pytest for
+// all but pydantic, parse_log_pytest_pydantic). python/mypy's test command
+// is the table's followed by "<case> or <case> ..." quoted, the [case X]
+// names of the test patch. The tables are constants.py lines 1621-2020.
+
 // ErrTableNotPorted is a row of a repository whose family's spec table
 // swebox does not carry yet: its test command is unknown, so the row is
 // not run in a guessed one.
