@@ -138,7 +138,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	dsPath := writeJSON("dataset.jsonl", f.project.Instance("calc__calc-1"), f.project.Instance("calc__calc-3"))
 	predsPath := writeJSON("preds.jsonl", preds[0], preds[1])
 	cliRun := "prebuilt-cli-" + testenv.Session(t)
-	cmd := exec.Command(swebenchtest.BuildEval(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
+	cmd := exec.Command(swebenchtest.BuildEvalKube(t), "--dataset_name", dsPath, "--predictions_path", predsPath, "--namespace", ns,
 		"--kubeconfig", kubetest.Kubeconfig(t), "--kube_namespace", kubetest.Namespace, "--run_id", cliRun,
 		"--log_dir", filepath.Join(dir, "logs"), "--report_dir", dir, "--max_workers", "2")
 	out, err := cmd.CombinedOutput()

@@ -122,7 +122,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.RunID = "demo-" + time.Now().Format("20060102-150405")
 	o.ReportDir = o.LogDir
 	o.datasetLabel = "the bundled demo dataset"
-	if o, err = parseRunFlags(o, args); err != nil {
+	if o, err = parseRunFlags(o, args); err == nil {
+		err = o.checkBuilt()
+	}
+	if err != nil {
 		return runFlagsFailure("eval demo", err, stdout, stderr)
 	}
 	o.words = append([]string{"demo"}, args...)

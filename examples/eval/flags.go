@@ -5,12 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/swebox/swebox/sandbox/kube"
+	"github.com/swebox/swebox/internal/engineflags"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
@@ -46,14 +47,11 @@ type runOptions struct {
 	Shard         shardValue
 	Workspace     bool
 	LogDir        string
-	DockerHosts   []string
-	Kubeconfig    string
-	KubeNamespace string
-	KubeNodeGrace int // seconds; 0: the backend's default
-	// KubeImageAffinity sends pods to nodes holding their image
-	// (kube.WithImageAffinity); PrepullWindow is Config.PrepullWindow.
-	KubeImageAffinity bool
-	PrepullWindow     int
+	// Engine is where sandboxes run: --docker_host and the cluster's
+	// flags, as every command takes them.
+	engineflags.Engine
+	// PrepullWindow is Config.PrepullWindow.
+	PrepullWindow int
 	// StartAhead is Config.StartAhead.
 	StartAhead     int
 	KeepWorkspaces bool
@@ -82,23 +80,22 @@ type runOptions struct {
 // defaultRunOptions returns the official defaults (and ours).
 func defaultRunOptions() runOptions {
 	return runOptions{
-		DatasetName:       "SWE-bench/SWE-bench_Lite",
-		Split:             "test",
-		MaxWorkers:        swebench.DefaultMaxWorkers,
-		Timeout:           int(swebench.DefaultTimeout / time.Second),
-		ReportDir:         ".",
-		Namespace:         harness.DefaultNamespace,
-		InstanceImageTag:  harness.DefaultTag,
-		Image:             swebench.DefaultImage,
-		Grading:           string(harness.V5),
-		Repeat:            1,
-		LostRetries:       swebench.DefaultLostRetries,
-		EnvImageTag:       harness.DefaultTag,
-		CacheLevel:        "env",
-		OpenFileLimit:     4096,
-		LogDir:            swebench.DefaultLogDir,
-		KubeNamespace:     kube.DefaultNamespace,
-		KubeImageAffinity: true,
+		DatasetName:      "SWE-bench/SWE-bench_Lite",
+		Split:            "test",
+		MaxWorkers:       swebench.DefaultMaxWorkers,
+		Timeout:          int(swebench.DefaultTimeout / time.Second),
+		ReportDir:        ".",
+		Namespace:        harness.DefaultNamespace,
+		InstanceImageTag: harness.DefaultTag,
+		Image:            swebench.DefaultImage,
+		Grading:          string(harness.V5),
+		Repeat:           1,
+		LostRetries:      swebench.DefaultLostRetries,
+		EnvImageTag:      harness.DefaultTag,
+		CacheLevel:       "env",
+		OpenFileLimit:    4096,
+		LogDir:           swebench.DefaultLogDir,
+		Engine:           engineflags.Defaults(),
 	}
 }
 
@@ -175,16 +172,11 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return &o.Shard }},
 	{names: []string{"log_dir"}, arg: "DIR", swebox: true, usage: "per-instance logs go to DIR/run_evaluation/<run_id>/<model>/<id>/",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.LogDir) }},
-	{names: []string{"docker_host"}, arg: "HOST", swebox: true, usage: "Docker engine, e.g. unix:///var/run/docker.sock or tcp://10.0.0.5:2376; repeatable, workers are spread over the engines; default DOCKER_HOST",
-		value: func(o *runOptions) flag.Value { return (*stringListValue)(&o.DockerHosts) }},
-	{names: []string{"kubeconfig"}, arg: "FILE", swebox: true, usage: "run every instance as a Pod on the Kubernetes cluster this kubeconfig file describes, instead of on Docker; --max_workers is the number of pods in flight",
-		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Kubeconfig) }},
-	{names: []string{"kube_namespace"}, arg: "NS", swebox: true, usage: "with --kubeconfig: the namespace the pods run in (it must exist)",
-		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.KubeNamespace) }},
-	{names: []string{"kube_node_grace"}, arg: "SECONDS", swebox: true, usage: "with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost; default 50, the controller's default",
-		value: func(o *runOptions) flag.Value { return (*intValue)(&o.KubeNodeGrace) }},
-	{names: []string{"kube_image_affinity"}, arg: "BOOL", swebox: true, usage: "with --kubeconfig: send each instance's pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)",
-		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.KubeImageAffinity) }},
+	engineFlag(engineflags.DockerHost),
+	engineFlag(engineflags.Kubeconfig.With("run every instance as a Pod on the Kubernetes cluster this kubeconfig file describes, instead of on Docker; --max_workers is the number of pods in flight (a build with -tags " + engineflags.Tag + " only: " + kubeBuildCommand + ")")),
+	engineFlag(engineflags.KubeNamespace),
+	engineFlag(engineflags.KubeNodeGrace),
+	engineFlag(engineflags.KubeImageAffinity.With("with --kubeconfig: send each instance's pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)")),
 	{names: []string{"prepull_window"}, arg: "N", swebox: true, usage: "with --kubeconfig: while instances run, a node pulls the images of the next N instances (a short-lived pod each), where their pods then go; -1 for none; 0 means --max_workers",
 		value: func(o *runOptions) flag.Value { return (*intValue)(&o.PrepullWindow) }},
 	{names: []string{"start_ahead"}, arg: "N", swebox: true, usage: "while instances run, create and start the sandboxes of the next N instances, so that a worker finds its sandbox ready; for sandboxes that bind-mount no checkout of this machine (--kubeconfig, a remote --docker_host, prebuilt images); -1 for none; 0 means 2",
@@ -202,6 +194,15 @@ var runFlagSpecs = []flagSpec{
 	{names: []string{"verbose", "v"}, arg: "", swebox: true, usage: "log what the evaluator does to stderr",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Verbose) }},
 }
+
+// engineFlag is a run flag of the engines' shared vocabulary.
+func engineFlag(f engineflags.Flag) flagSpec {
+	return flagSpec{names: []string{f.Name}, arg: f.Arg, usage: f.Usage, swebox: true,
+		value: func(o *runOptions) flag.Value { return f.Value(&o.Engine) }}
+}
+
+// kubeBuildCommand builds eval with its Kubernetes backend.
+const kubeBuildCommand = "go build -tags " + engineflags.Tag + " ./examples/eval"
 
 // usageError is a bad command line: exit status 2.
 type usageError struct{ msg string }
@@ -320,19 +321,10 @@ func (o *runOptions) validate() error {
 		// The official run_evaluation raises the same.
 		return usagef("cannot force rebuild and use a namespace at the same time")
 	}
+	if err := o.Engine.Check(o.set); err != nil {
+		return usagef("%v", err)
+	}
 	switch {
-	case o.Kubeconfig != "" && len(o.DockerHosts) > 0:
-		return usagef("--kubeconfig and --docker_host choose different engines; give one")
-	case o.set["kube_namespace"] && o.Kubeconfig == "":
-		return usagef("--kube_namespace applies to Kubernetes, chosen by --kubeconfig")
-	case o.set["kube_node_grace"] && o.Kubeconfig == "":
-		return usagef("--kube_node_grace applies to Kubernetes, chosen by --kubeconfig")
-	case o.KubeNodeGrace < 0:
-		return usagef("--kube_node_grace must be 0 or more seconds, got %d", o.KubeNodeGrace)
-	case o.KubeNamespace == "":
-		return usagef("--kube_namespace must not be empty")
-	case o.set["kube_image_affinity"] && o.Kubeconfig == "":
-		return usagef("--kube_image_affinity applies to Kubernetes, chosen by --kubeconfig")
 	case o.set["prepull_window"] && o.Kubeconfig == "":
 		return usagef("--prepull_window applies to Kubernetes, chosen by --kubeconfig (Docker pulls each image before its instance)")
 	case o.StartAhead < -1:
@@ -395,6 +387,30 @@ func configUsage(err error) error {
 		msg += " conflicts with " + flagOf(ce.Conflict)
 	}
 	return usagef("%s: %s", msg, ce.Reason)
+}
+
+// checkBuilt refuses --kubeconfig in a build without the Kubernetes
+// backend, naming the command that builds eval with it. It is apart from
+// validate so that the flags parse alike in every build.
+func (o *runOptions) checkBuilt() error {
+	if err := o.Engine.CheckBuilt("eval", kubeRebuildCommand()); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// kubeRebuildCommand is the one command that gives this run a build with
+// the Kubernetes backend: under `go run`, the same command line with the
+// tag; otherwise the build of a binary with it.
+func kubeRebuildCommand() string { return rebuildWithTag(selfCommand(), os.Args[1:]) }
+
+// rebuildWithTag is kubeRebuildCommand for a program started as self
+// (selfCommand) with args.
+func rebuildWithTag(self, args []string) string {
+	if len(self) > 2 && self[0] == "go" && self[1] == "run" {
+		return shellQuote(append(append([]string{"go", "run", "-tags", engineflags.Tag}, self[2:]...), args...))
+	}
+	return kubeBuildCommand
 }
 
 // noticeFlags are the official flags swebox accepts but does not need,
@@ -498,8 +514,8 @@ func isBoolFlag(name string) bool {
 	for _, s := range runFlagSpecs {
 		for _, n := range s.names {
 			if n == name {
-				_, ok := s.value(&runOptions{}).(*boolValue)
-				return ok
+				b, ok := s.value(&runOptions{}).(interface{ IsBoolFlag() bool })
+				return ok && b.IsBoolFlag()
 			}
 		}
 	}

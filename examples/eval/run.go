@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swebox/swebox/internal/engineflags"
 	"github.com/swebox/swebox/sandbox"
-	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/harness"
@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	o, err := parseRunFlags(defaultRunOptions(), args)
+	if err == nil {
+		err = o.checkBuilt()
+	}
 	if err != nil {
 		return runFlagsFailure("eval", err, stdout, stderr)
 	}
@@ -178,7 +181,7 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 		cfg.BuildImages.Progress = func(e imagebuild.Event) { fmt.Fprintln(w, progressLine(e)) }
 	}
 	if !o.RewriteReports {
-		clients, err := newClients(engines{Hosts: o.DockerHosts, Kubeconfig: o.Kubeconfig, KubeNamespace: o.KubeNamespace, KubeNodeGrace: time.Duration(o.KubeNodeGrace) * time.Second, NoImageAffinity: !o.KubeImageAffinity}, logger)
+		clients, err := newClients(o.Engine, logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -376,42 +379,26 @@ func modeLabel(p *swebench.Plan) string {
 		n[harness.ModePrebuilt], n[harness.ModeWorkspace])
 }
 
-// engines says where sandboxes run: the Kubernetes cluster of Kubeconfig,
-// or the Docker engines of Hosts (none: DOCKER_HOST or the default socket).
-type engines struct {
-	Hosts                     []string
-	Kubeconfig, KubeNamespace string
-	KubeNodeGrace             time.Duration // 0: the backend's default
-	NoImageAffinity           bool          // kube.WithImageAffinity(false)
-}
-
-// newClients makes one sandbox client for the cluster, or one per Docker
-// host, or one from the environment.
-func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
+// newClients makes one sandbox client for the cluster of eng.Kubeconfig, or
+// one per Docker host, or one from the environment.
+func newClients(eng engineflags.Engine, logger *slog.Logger) ([]*sandbox.Client, error) {
 	var opts []sandbox.Option
 	if logger != nil {
 		opts = append(opts, sandbox.WithLogger(logger))
 	}
-	if eng.Kubeconfig != "" {
-		kopts := []kube.Option{kube.WithNamespace(eng.KubeNamespace)}
-		if eng.KubeNodeGrace > 0 {
-			kopts = append(kopts, kube.WithNodeGrace(eng.KubeNodeGrace))
-		}
-		if eng.NoImageAffinity {
-			kopts = append(kopts, kube.WithImageAffinity(false))
-		}
-		b, err := kube.New(eng.Kubeconfig, kopts...)
+	if eng.Kube() {
+		kopts, err := eng.Options()
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %w", err)
 		}
-		c, err := sandbox.New(append(opts, sandbox.WithBackend(b))...)
+		c, err := sandbox.New(append(opts, kopts...)...)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %w", err)
 		}
 		sandboxNoun.Store("the run's pods")
 		return []*sandbox.Client{c}, nil
 	}
-	if len(eng.Hosts) == 0 {
+	if len(eng.DockerHosts) == 0 {
 		c, err := sandbox.New(opts...)
 		if err != nil {
 			return nil, err
@@ -419,7 +406,7 @@ func newClients(eng engines, logger *slog.Logger) ([]*sandbox.Client, error) {
 		return []*sandbox.Client{c}, nil
 	}
 	var out []*sandbox.Client
-	for _, h := range eng.Hosts {
+	for _, h := range eng.DockerHosts {
 		c, err := sandbox.New(append(opts, sandbox.WithHost(h))...)
 		if err != nil {
 			for _, c := range out {

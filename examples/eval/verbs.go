@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 
 	"github.com/swebox/swebox/internal/atomicfile"
+	"github.com/swebox/swebox/internal/engineflags"
 	"github.com/swebox/swebox/internal/fsutil"
 	"github.com/swebox/swebox/sandbox"
-	"github.com/swebox/swebox/sandbox/kube"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
@@ -210,15 +210,14 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(io.Discard)
 	var runID string
 	var all bool
-	var hosts stringListValue
 	for _, n := range []string{"run_id", "id"} {
 		fs.StringVar(&runID, n, "", "remove what the run with this id left")
 	}
 	fs.BoolVar(&all, "all", false, "remove everything swebox labelled, whatever the run (also other users' runs on a shared engine)")
-	fs.Var(&hosts, "docker_host", "engine to clean; repeatable; default DOCKER_HOST")
-	var kubeconfig, kubeNS string
-	fs.StringVar(&kubeconfig, "kubeconfig", "", "clean the pods of the Kubernetes cluster this kubeconfig file describes instead")
-	fs.StringVar(&kubeNS, "kube_namespace", kube.DefaultNamespace, "with --kubeconfig: the namespace of the pods")
+	eng := engineflags.Defaults()
+	engineflags.Register(fs, &eng, engineflags.DockerHost.With("engine to clean; repeatable; default DOCKER_HOST"),
+		engineflags.Kubeconfig.With("clean the pods of the Kubernetes cluster this kubeconfig file describes instead (a build with -tags "+engineflags.Tag+" only)"),
+		engineflags.KubeNamespace.With("with --kubeconfig: the namespace of the pods"))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE [--kube_namespace NS]]\n\n"+
 			"Removes containers, volumes and networks (pods on Kubernetes) labelled by swebox (label "+swebench.LabelRun+"=ID for a run).")
@@ -232,14 +231,20 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return flagFailure("prune", fmt.Errorf("unexpected argument %q", pos[0]), fs, stdout, stderr)
 	case (runID == "") == !all:
 		return flagFailure("prune", errors.New("give exactly one of --run_id ID and --all"), fs, stdout, stderr)
-	case kubeconfig != "" && len(hosts) > 0:
-		return flagFailure("prune", errors.New("--kubeconfig and --docker_host choose different engines; give one"), fs, stdout, stderr)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := eng.Check(set); err != nil {
+		return flagFailure("prune", err, fs, stdout, stderr)
+	}
+	if err := eng.CheckBuilt("eval", kubeRebuildCommand()); err != nil {
+		return flagFailure("prune", err, fs, stdout, stderr)
 	}
 	req := sandbox.PruneRequest{All: true}
 	if runID != "" {
 		req.Labels = map[string]string{swebench.LabelRun: runID}
 	}
-	clients, err := newClients(engines{Hosts: hosts, Kubeconfig: kubeconfig, KubeNamespace: kubeNS}, nil)
+	clients, err := newClients(eng, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval prune: %v\n", err)
 		return exitFailure
@@ -247,7 +252,7 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	code := exitOK
 	for _, c := range clients {
 		res, err := c.Prune(ctx, req)
-		if kubeconfig != "" {
+		if eng.Kube() {
 			fmt.Fprintf(stdout, "%s: removed %d pods\n", hostName(c), res.Containers)
 		} else {
 			fmt.Fprintf(stdout, "%s: removed %d containers, %d volumes, %d networks\n", hostName(c), res.Containers, res.Volumes, res.Networks)
@@ -258,7 +263,7 @@ func runPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		c.Close()
 	}
-	if runID != "" && kubeconfig == "" {
+	if runID != "" && !eng.Kube() {
 		// The run's workspaces on this machine: checkouts a double Ctrl-C
 		// left behind.
 		dir := filepath.Join(swebench.DefaultWorkDir(), filepath.Base(filepath.Clean("/"+runID)))

@@ -44,11 +44,11 @@ func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, er
 	sopts := []sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}
 	engine := "the Docker engine"
 	if cfg.Kubeconfig != "" {
-		kb, err := kubeBackend(cfg)
+		kopts, err := cfg.Engine.Options()
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %w", err)
 		}
-		sopts = append(sopts, kb)
+		sopts = append(sopts, kopts...)
 		engine = "the Kubernetes cluster"
 	}
 	if cfg.Pool > 0 {

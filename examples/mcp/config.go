@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	units "github.com/docker/go-units"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/internal/engineflags"
 )
 
 // config is what the flags set: the server's limits, which no tool argument
@@ -60,13 +60,10 @@ type config struct {
 	MaxSubmissions   int      // per task session; 0: no limit
 	ReadMemory       int64    // bytes of file content session_read_file calls hold at once
 
-	// Kubeconfig runs every sandbox as a pod of that cluster (a build
-	// with the kube tag only; see kube.go); the rest are the eval
-	// command's --kube_* flags.
-	Kubeconfig        string
-	KubeNamespace     string
-	KubeNodeGrace     time.Duration // 0: the backend's default
-	KubeImageAffinity bool
+	// Engine's Kubeconfig runs every sandbox as a pod of that cluster (a
+	// build with the kube tag only), with the eval command's --kube_*
+	// flags (package engineflags, the flags both commands share).
+	engineflags.Engine
 }
 
 // Defaults of the flags.
@@ -96,10 +93,6 @@ const (
 	// session_read_file calls hold, server-wide: two reads as large as
 	// --store_limit allows.
 	defaultReadMemory = 2 * defaultStoreLimit
-	// defaultKubeNamespace is kube.DefaultNamespace, spelled here so that
-	// a build without the kube tag shows the same --help (kube_test.go
-	// holds the two equal).
-	defaultKubeNamespace = "swebox"
 )
 
 // errUsage marks a bad command line; the message says what is wrong.
@@ -136,32 +129,7 @@ func (b bytesFlag) Set(s string) error {
 
 // secondsFlag is a duration given as seconds ("60", as eval's --timeout
 // takes it) or with a unit ("2m", "1h30m").
-type secondsFlag struct{ v *time.Duration }
-
-// String is empty for no duration, so that --help shows no default for a
-// flag whose zero means "the library's default" (--kube_node_grace).
-func (d secondsFlag) String() string {
-	if d.v == nil || *d.v == 0 {
-		return ""
-	}
-	return d.v.String()
-}
-
-func (d secondsFlag) Set(s string) error {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		if n > float64(math.MaxInt64/int64(time.Second)) || n < 0 {
-			return fmt.Errorf("%s seconds is out of range", s)
-		}
-		*d.v = time.Duration(n * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("want seconds (60) or a duration (2m, 1h30m), got %q", s)
-	}
-	*d.v = v
-	return nil
-}
+func secondsFlag(d *time.Duration) flag.Value { return (*engineflags.SecondsValue)(d) }
 
 // minTokenLen is the shortest bearer token the server accepts: 128 bits
 // written in hex. A shorter one can be guessed, and the token is all that
@@ -203,7 +171,7 @@ func underscoreNames(fs *flag.FlagSet, args []string) []string {
 // parseFlags reads args (without the program name). getenv supplies
 // SWEBOX_MCP_TOKEN.
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	cfg := config{}
+	cfg := config{Engine: engineflags.Defaults()}
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -224,7 +192,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(&images, "image", "image tools may run, repeatable or comma-separated; the first is the default (default "+agent.DefaultImage+")")
 	cfg.Timeout, cfg.IdleExpiry, cfg.EvalTimeout, cfg.ProgressTick = defaultTimeout, defaultIdleExpiry, defaultEvalTimeout, time.Second
 	cfg.ClientIdle = defaultIdleExpiry
-	fs.Var(secondsFlag{&cfg.Timeout}, "timeout", "longest run a tool call may ask for, in `SECONDS` or with a unit (2m), as eval's --timeout; timeout_s is capped to it")
+	fs.Var(secondsFlag(&cfg.Timeout), "timeout", "longest run a tool call may ask for, in `SECONDS` or with a unit (2m), as eval's --timeout; timeout_s is capped to it")
 	fs.Var(bytesFlag{&outputLimit}, "output_limit", "bytes of stdout and of stderr kept per call (head and tail)")
 	fs.Var(bytesFlag{&artifactCap}, "artifact_limit", "bytes of artifact and file content inlined in one result; larger files come back as resource links")
 	fs.Var(bytesFlag{&storeLimit}, "store_limit", "bytes of linked content the server keeps for resources/read (oldest dropped first)")
@@ -234,8 +202,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&cfg.MaxJobsTotal, "max_jobs_total", defaultMaxJobsTotal, "background jobs all clients together may have running (one client: at most "+strconv.Itoa(maxJobsPerClient)+")")
 	fs.IntVar(&cfg.MaxRunning, "max_running", defaultMaxRunning, "tool calls running sandboxes at once; others wait")
 	fs.IntVar(&cfg.Pool, "pool", defaultPool, "started sandboxes kept ready for each kind of run_* call and session that is asked for more than once (the same image and limits, no egress), removed after 5 idle minutes; 0: none, every call starts its own")
-	fs.Var(secondsFlag{&cfg.IdleExpiry}, "idle", "a session unused this long (`SECONDS` or with a unit) is closed; in HTTP mode, an MCP session too")
-	fs.Var(secondsFlag{&cfg.ClientIdle}, "client_idle", "a client of protocol 2026-07-28 (no MCP session) that made no call this long (`SECONDS` or with a unit) and runs no background job loses its sessions, task sessions and jobs")
+	fs.Var(secondsFlag(&cfg.IdleExpiry), "idle", "a session unused this long (`SECONDS` or with a unit) is closed; in HTTP mode, an MCP session too")
+	fs.Var(secondsFlag(&cfg.ClientIdle), "client_idle", "a client of protocol 2026-07-28 (no MCP session) that made no call this long (`SECONDS` or with a unit) and runs no background job loses its sessions, task sessions and jobs")
 	fs.Var(&egress, "egress_allow", "hosts a session may ask to reach (session_create egress), repeatable or comma-separated; default none: no network at all")
 	fs.Var(&fetchAllow, "fetch_allow", "hosts (`HOST` or HOST:PORT) whose file URLs the server fetches even at a loopback or private address, e.g. an internal file server, repeatable or comma-separated; default none: public addresses only")
 	fs.Var(bytesFlag{&fetchLimit}, "fetch_limit", "bytes the server fetches for one file URL")
@@ -247,17 +215,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.ImageMap, "image_map", "", "workspace mode for the swebench_task_* tools: JSON `FILE` mapping owner/name or owner/name:version to an image, as the eval command's --image_map")
 	fs.StringVar(&cfg.Namespace, "namespace", "", "prebuilt mode for the swebench_task_* tools: official instance images <NS>/sweb.eval.x86_64.<id>:<tag>, as the eval command's --namespace ('none' or 'null', as eval: the images named as upstream builds them locally, sweb.eval.x86_64.<id>:<tag>, which eval images build makes; with --image_map, workspace mode)")
 	fs.StringVar(&cfg.ImageTag, "instance_image_tag", "", "prebuilt mode for the swebench_task_* tools: tag of the instance images, as the eval command's --instance_image_tag")
-	fs.Var(secondsFlag{&cfg.EvalTimeout}, "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
+	fs.Var(secondsFlag(&cfg.EvalTimeout), "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
 	fs.Var(&instanceIDs, "instance_ids", "the instances the swebench_task_* tools offer, comma-separated, repeatable (default: every row of each --dataset)")
 	fs.BoolVar(&cfg.TestFeedback, "test_feedback", false, "tell clients the hidden tests: test names, report.json and test output in swebench_task_submit, swebench_evaluate and swebench_grade_log results, as for training (default false: the verdict and the counts only, as for an evaluation)")
 	fs.IntVar(&cfg.MaxSubmissions, "max_submissions", 0, "swebench_task_submit calls one task session may make, resets included; 0: no limit")
 	fs.Var(bytesFlag{&readMemory}, "read_memory", "bytes of file content all session_read_file calls together hold at once; others wait (at least --store_limit)")
-	fs.Var(secondsFlag{&cfg.ProgressTick}, "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
-	fs.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "run every sandbox as a Pod on the Kubernetes cluster this kubeconfig `FILE` describes, instead of on Docker; the swebench_* tools work there, run_*, session_create and --pool do not (a build with -tags kube only: "+kubeBuildCommand+")")
-	cfg.KubeNamespace, cfg.KubeImageAffinity = defaultKubeNamespace, true
-	fs.StringVar(&cfg.KubeNamespace, "kube_namespace", defaultKubeNamespace, "with --kubeconfig: the namespace the pods run in (it must exist)")
-	fs.Var(secondsFlag{&cfg.KubeNodeGrace}, "kube_node_grace", "with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost, in `SECONDS` or with a unit; default 50, the controller's default")
-	fs.BoolVar(&cfg.KubeImageAffinity, "kube_image_affinity", true, "with --kubeconfig: send each pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)")
+	fs.Var(secondsFlag(&cfg.ProgressTick), "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
+	// The cluster's flags, as eval takes them (with `placeholders` for
+	// this help).
+	engineflags.Register(fs, &cfg.Engine,
+		engineflags.Kubeconfig.With("run every sandbox as a Pod on the Kubernetes cluster this kubeconfig `FILE` describes, instead of on Docker; the swebench_* tools work there, run_*, session_create and --pool do not (a build with -tags "+engineflags.Tag+" only: "+kubeBuildCommand+")"),
+		engineflags.KubeNamespace.With("with --kubeconfig: the namespace `NS` the pods run in (it must exist)"),
+		engineflags.KubeNodeGrace.With("with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost, in `SECONDS` or with a unit; default 50, the controller's default"),
+		engineflags.KubeImageAffinity)
 	if err := fs.Parse(underscoreNames(fs, args)); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -344,10 +314,7 @@ func (c *config) validate() error {
 }
 
 // kubeBuildCommand builds the server with its Kubernetes backend.
-const kubeBuildCommand = "go build -tags kube ./examples/mcp"
-
-// errNoKube is --kubeconfig given to a build without the kube tag.
-var errNoKube = errors.New("--kubeconfig: this build of the server has no Kubernetes backend; build it with `" + kubeBuildCommand + "`")
+const kubeBuildCommand = "go build -tags " + engineflags.Tag + " ./examples/mcp"
 
 // validateKube checks the --kube_* flags against --kubeconfig, and
 // --kubeconfig against the build and the flags whose features need the
@@ -355,26 +322,21 @@ var errNoKube = errors.New("--kubeconfig: this build of the server has no Kubern
 // it. set holds the flags given on the command line. The pool is turned
 // off on a cluster, where only the agent's runs would take from it.
 func (c *config) validateKube(set map[string]bool) error {
-	for _, f := range []string{"kube_namespace", "kube_node_grace", "kube_image_affinity"} {
-		if set[f] && c.Kubeconfig == "" {
-			return fmt.Errorf("--%s applies to Kubernetes, chosen by --kubeconfig", f)
-		}
+	if err := c.Engine.Check(set); err != nil {
+		return err
 	}
 	switch {
 	case c.Kubeconfig == "":
 		return nil
-	case c.KubeNamespace == "":
-		return errors.New("--kube_namespace must not be empty")
-	case c.KubeNodeGrace < 0:
-		return fmt.Errorf("--kube_node_grace must be 0 or more, got %s", c.KubeNodeGrace)
 	case set["pool"] && c.Pool > 0:
 		return errors.New("--pool with --kubeconfig: the pool serves run_* calls and sessions, which a server on Kubernetes does not offer (their workspace is a directory of this machine); leave --pool out")
 	case len(c.EgressAllow) > 0:
 		return errors.New("--egress_allow with --kubeconfig: egress goes through a unix socket of this machine, which a pod cannot reach; tasks on Kubernetes have no network")
 	case c.WheelDir != "" || c.PipIndex != "" || len(c.PipHosts) > 0:
 		return errors.New("--wheel_dir, --pip_index and --pip_host with --kubeconfig: requirements are installed for run_* calls and sessions, which a server on Kubernetes does not offer")
-	case !kubeBuilt:
-		return errNoKube
+	}
+	if err := c.Engine.CheckBuilt("the server", kubeBuildCommand); err != nil {
+		return err
 	}
 	c.Pool = 0
 	return nil

@@ -118,7 +118,8 @@
 // command. The backend is behind a tag because it links client-go: with it
 // the server's build compiles 922 packages instead of 560 (go list -deps),
 // a cost every stdio user would pay on first build for a backend few of
-// them use; the eval command, which is about clusters, links it always.
+// them use. The eval command takes the same tag, and both take the cluster
+// flags from one place, internal/engineflags.
 // On a cluster, run_python, run_shell, run_tests and session_create are
 // refused as tool errors: their workspace is a directory of the server's
 // machine, mounted into the sandbox and read back after each command, which

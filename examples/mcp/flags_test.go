@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/agent"
+	"github.com/swebox/swebox/internal/engineflags"
 )
 
 const (
@@ -46,7 +47,7 @@ func TestParseFlags(t *testing.T) {
 			assert.Equal(t, defaultMaxSessions, c.MaxSessions)
 			assert.Equal(t, defaultIdleExpiry, c.IdleExpiry)
 			assert.Empty(t, c.Kubeconfig, "Docker by default")
-			assert.Equal(t, defaultKubeNamespace, c.KubeNamespace)
+			assert.Equal(t, engineflags.DefaultKubeNamespace, c.KubeNamespace)
 			assert.True(t, c.KubeImageAffinity)
 		}},
 		{name: "bare port binds loopback", args: []string{"--http", ":8080"}, check: func(t *testing.T, c config) {

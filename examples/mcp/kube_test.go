@@ -16,7 +16,6 @@ import (
 	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
-	"github.com/swebox/swebox/sandbox/kube"
 )
 
 // kubeArgs are the flags of a server on the test cluster: c's session as
@@ -120,12 +119,6 @@ func waitExit(t *testing.T, s *httpServer) {
 	case <-time.After(3 * time.Minute):
 		t.Fatalf("the server did not exit; stderr:\n%s", s.stderr.String())
 	}
-}
-
-// TestKubeDefaultNamespace: the default of --kube_namespace, spelled in
-// config.go for builds without the backend, is the backend's.
-func TestKubeDefaultNamespace(t *testing.T) {
-	assert.Equal(t, kube.DefaultNamespace, defaultKubeNamespace)
 }
 
 // TestKubeconfigNeedsTheKubeTag: the default build refuses --kubeconfig at

@@ -147,13 +147,13 @@ func TestAgentPartsPointOneWay(t *testing.T) {
 // TestOnlyTheKubernetesBackendLinksKubernetes: importing sandbox, swebench,
 // agent or pytestparse (or any of their packages but sandbox/kube) links no
 // k8s.io package, so that a program that offers no --kubeconfig compiles
-// without client-go. Only sandbox/kube and the programs that offer
-// --kubeconfig (and internal/kubetest, for tests) link it; the MCP server
-// offers it only when built with -tags kube.
+// without client-go. Only sandbox/kube links it, and the commands (through
+// internal/engineflags, and internal/kubetest for tests) only when built
+// with -tags kube: the default build of every command links no client-go.
 func TestOnlyTheKubernetesBackendLinksKubernetes(t *testing.T) {
 	kube := module + "/sandbox/kube"
 	checked := 0
-	for _, pattern := range []string{"sandbox/...", "swebench/...", "agent/...", "pytestparse/...", "examples/mcp"} {
+	for _, pattern := range []string{"sandbox/...", "swebench/...", "agent/...", "pytestparse/...", "examples/...", "internal/engineflags"} {
 		for pkg, deps := range goList(t, pattern, true) {
 			if pkg == kube {
 				continue
@@ -166,12 +166,15 @@ func TestOnlyTheKubernetesBackendLinksKubernetes(t *testing.T) {
 	}
 	assert.Greater(t, checked, 10, "the patterns matched the module's packages")
 	// The rule has teeth: the backend itself does link client-go, and so
-	// does the MCP server built with its kube tag (kube.go).
+	// does each command built with the kube tag (internal/engineflags'
+	// kube.go).
 	deps := goList(t, "sandbox/kube", true)[kube]
 	assert.Contains(t, deps, "k8s.io/client-go/kubernetes")
-	mcp := goListTags(t, "kube", "examples/mcp", true)[module+"/examples/mcp"]
-	assert.Contains(t, mcp, kube)
-	assert.Contains(t, mcp, "k8s.io/client-go/kubernetes")
+	for _, cmd := range []string{"examples/mcp", "examples/eval"} {
+		built := goListTags(t, "kube", cmd, true)[module+"/"+cmd]
+		assert.Contains(t, built, kube, cmd)
+		assert.Contains(t, built, "k8s.io/client-go/kubernetes", cmd)
+	}
 }
 
 // TestBackendSeamIsInternal: the contract a backend implements lives in an

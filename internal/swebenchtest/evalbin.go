@@ -25,11 +25,24 @@ func moduleRoot(t testing.TB) string {
 }
 
 // BuildEval builds the eval command into a temporary directory and returns
-// its path.
+// its path. The default build has no Kubernetes backend: see
+// [BuildEvalKube].
 func BuildEval(t testing.TB) string {
 	t.Helper()
+	return buildEval(t)
+}
+
+// BuildEvalKube builds the eval command with the Kubernetes backend (the
+// kube build tag), which --kubeconfig needs, and returns its path.
+func BuildEvalKube(t testing.TB) string {
+	t.Helper()
+	return buildEval(t, "-tags", "kube")
+}
+
+func buildEval(t testing.TB, flags ...string) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "eval")
-	cmd := exec.Command("go", "build", "-o", bin, "./examples/eval")
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, "./examples/eval")...)
 	cmd.Dir = moduleRoot(t)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "build the eval command: %s", out)
