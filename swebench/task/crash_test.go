@@ -33,8 +33,8 @@ func TestMain(m *testing.M) {
 }
 
 // crashedProgram starts the first task of the dataset in its own task
-// directory, prints "ready <dir> <sandbox> <spare's workspace count>" and
-// waits to be killed.
+// directory, resets it once (so that it keeps a spare), prints "ready
+// <dir> <sandbox>" and waits to be killed.
 func crashedProgram(v string) {
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "crashed program:", err)
@@ -52,6 +52,9 @@ func crashedProgram(v string) {
 	}
 	env, err := tasks.Start(ctx, rows[0].InstanceID)
 	if err != nil {
+		fail(err)
+	}
+	if _, err := env.Reset(ctx); err != nil { // from now on with a spare
 		fail(err)
 	}
 	fmt.Println("ready", tasks.Dir(), env.Sandbox().ID())

@@ -92,9 +92,6 @@ func (t *Tasks) StartWith(ctx context.Context, req StartRequest) (*Env, error) {
 	}
 	e.sb, e.ws = sb, ws
 	e.Started = time.Since(start)
-	e.mu.Lock()
-	e.startSpare()
-	e.mu.Unlock()
 	return e, nil
 }
 

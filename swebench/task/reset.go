@@ -16,9 +16,10 @@ import (
 // command). Instead the used sandbox is removed with its workspace, and
 // the environment goes on in a new sandbox made by the code path Start
 // uses, from the same inputs (the plan's testbed, Config.Spec,
-// StartRequest.Spec), none of which the agent can write. The new sandbox
-// is started ahead, while the agent works (see Config.NoSpare), so that
-// Reset is a swap.
+// StartRequest.Spec), none of which the agent can write. From the first
+// Reset on, the next sandbox is started ahead while the agent works (see
+// Config.NoSpare), so that a Reset is a swap; an environment used once and
+// closed, as a fresh-per-rollout loop uses it, starts none.
 
 // spare is a sandbox started ahead for the next Reset.
 type spare struct {
@@ -66,8 +67,9 @@ type ResetResult struct {
 // Reset gives the environment a new sandbox for the next rollout, made as
 // Start makes one: the used sandbox and its workspace are removed (in the
 // background; Close waits for that), and a sandbox started ahead from the
-// task's testbed takes its place, or, when there is none or it failed to
-// start, one started now. Nothing of the earlier rollout carries over: no
+// task's testbed takes its place, or, when there is none (the first
+// Reset, or Config.NoSpare) or it failed to start, one started now; then
+// the next one is started ahead. Nothing of the earlier rollout carries over: no
 // file, git object, ref or config, process, /tmp or /dev/shm entry, IPC
 // object. [Env.Sandbox] is a new sandbox afterwards. A command running
 // meanwhile in the used sandbox is killed. An error means no sandbox

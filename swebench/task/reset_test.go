@@ -2,9 +2,11 @@ package task_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -269,18 +271,65 @@ func resetEqualsFreshStart(t *testing.T, c *sandbox.Client) {
 	require.NoError(t, err)
 	defer env.Close()
 	requireSameState(t, fresh, fingerprint(t, env), "a second fresh Start")
-	for _, h := range hostileRollouts {
+	for i, h := range hostileRollouts {
 		t.Run(h.name, func(t *testing.T) {
 			before := env.Sandbox().ID()
 			h.attack(t, env, inst)
 			res, err := env.Reset(ctx)
 			require.NoError(t, err)
 			require.NotEqual(t, before, env.Sandbox().ID(), "Reset hands over a new sandbox")
+			// From the second Reset on, the sandbox handed over is the
+			// spare, which existed while this hostile rollout ran.
+			require.Equal(t, i > 0, res.Spare, "the sandbox was started ahead")
 			requireSameState(t, fresh, fingerprint(t, env), "the environment after Reset")
 			if h.after != nil {
 				h.after(t, env, inst)
 			}
 			t.Logf("reset in %v (spare: %v)", res.Duration, res.Spare)
+		})
+	}
+}
+
+// TestResetSpares: an environment never reset keeps no spare; once reset
+// it keeps one, which the next Reset hands over; with Config.NoSpare every
+// Reset starts its own and no second sandbox ever runs.
+func TestResetSpares(t *testing.T) {
+	d := loadDemo(t)
+	c := testenv.Client(t)
+	ctx := context.Background()
+	inst := d.rows[0]
+	count := func() int {
+		objs, err := c.List(ctx, sandbox.ListRequest{Labels: map[string]string{task.LabelTask: inst.InstanceID}})
+		require.NoError(t, err)
+		n := 0
+		for _, o := range objs {
+			if o.Kind == sandbox.KindSandbox {
+				n++
+			}
+		}
+		return n
+	}
+	for _, noSpare := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoSpare=%v", noSpare), func(t *testing.T) {
+			tasks, err := task.New(ctx, task.Config{Eval: evalConfig(d, c), Dir: t.TempDir(), NoSpare: noSpare})
+			require.NoError(t, err)
+			defer func() { require.NoError(t, tasks.Close()) }()
+			env, err := tasks.Start(ctx, inst.InstanceID)
+			require.NoError(t, err)
+			require.Equal(t, 1, count(), "Start starts one sandbox")
+			for i := 0; i < 3; i++ {
+				res, err := env.Reset(ctx)
+				require.NoError(t, err)
+				require.Equal(t, !noSpare && i > 0, res.Spare, "reset %d", i+1)
+				want := 2
+				if noSpare {
+					want = 1
+				}
+				require.Eventually(t, func() bool { return count() == want }, time.Minute, 100*time.Millisecond,
+					"after reset %d: the environment's sandbox and its spare, the used one removed", i+1)
+			}
+			require.NoError(t, env.Close())
+			require.Equal(t, 0, count(), "Close removes the sandbox and the spare")
 		})
 	}
 }

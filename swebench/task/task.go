@@ -59,10 +59,11 @@ type Config struct {
 	// that fails for the infrastructure (an error, no verdict) does not
 	// count. Default: 0, no limit.
 	MaxSubmissions int
-	// NoSpare: Reset starts the new sandbox itself. By default each
-	// environment keeps one sandbox started ahead (a second container, and
-	// in workspace mode a second checkout), so that Reset is a swap.
-	// Default: false.
+	// NoSpare: every Reset starts the new sandbox itself. By default an
+	// environment, once reset, keeps one sandbox started ahead for the
+	// next Reset (a second container, and in workspace mode a second
+	// checkout), so that from the second Reset on a Reset is a swap; an
+	// environment never reset has none. Default: false.
 	NoSpare bool
 }
 
