@@ -51,6 +51,11 @@ type Config struct {
 	// Rules picks v4 or v5 grading and patch fallbacks. Default
 	// harness.V5.
 	Rules harness.Rules
+	// GradingMode is GradingOfficial (the default: the official rules,
+	// hole for hole) or GradingStrict: the verdicts the official rules
+	// give, minus every one a strict rule refuses, each with its reason in
+	// report.json and the run report (see package strict).
+	GradingMode GradingMode
 	// Mode picks how the repository reaches the container, for every
 	// instance. Default: the mode the other fields ask for (see
 	// [Config.Validate]); when none does, each instance runs as its
@@ -234,6 +239,17 @@ type Config struct {
 	// Logger receives the run's log. Default: discard.
 	Logger *slog.Logger
 }
+
+// GradingMode selects official or strict grading (Config.GradingMode).
+type GradingMode string
+
+const (
+	GradingOfficial GradingMode = "official"
+	GradingStrict   GradingMode = "strict"
+)
+
+// Valid reports whether m is a grading mode ("" is GradingOfficial).
+func (m GradingMode) Valid() bool { return m == "" || m == GradingOfficial || m == GradingStrict }
 
 // EventKind tells what an Event reports.
 type EventKind string

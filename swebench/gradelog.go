@@ -7,7 +7,9 @@ import (
 	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/logparse"
 	"github.com/swebox/swebox/swebench/spec"
+	"github.com/swebox/swebox/swebench/strict"
 )
 
 // GradeRequest is one test log to grade for one dataset row.
@@ -39,6 +41,13 @@ type GradeRequest struct {
 	// from disk or handed over, as the official rewrite mode reads them) a
 	// log without any marker, as harness 2.x wrote them, is graded whole.
 	Fresh bool
+	// GradingMode is GradingOfficial (the default) or GradingStrict: a log
+	// alone is then judged by strict grading's log rules (package strict),
+	// the evaluator's own runs by all of them.
+	GradingMode GradingMode
+
+	// evidence is what a strict run of the evaluator left beside the log.
+	evidence *strict.Evidence
 }
 
 // GradeLog grades one test log for a dataset row as the official harness
@@ -52,6 +61,9 @@ type GradeRequest struct {
 // parser raises.
 func GradeLog(req GradeRequest) (grade.InstanceReport, error) {
 	rules := req.Rules.OrDefault()
+	if !req.GradingMode.Valid() {
+		return grade.InstanceReport{}, &ConfigError{Field: "GradingMode", Value: string(req.GradingMode), Reason: fmt.Sprintf("want %s or %s", GradingOfficial, GradingStrict)}
+	}
 	if !rules.Valid() {
 		return grade.InstanceReport{}, &ConfigError{Field: "Rules", Value: string(req.Rules), Reason: fmt.Sprintf("want %s or %s", harness.V4, harness.V5)}
 	}
@@ -95,6 +107,18 @@ func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, er
 	})
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)
+	}
+	if req.GradingMode == GradingStrict && !req.PatchIsNone {
+		name := ts.Parser
+		if name == "" {
+			name = harness.ParserForInstance(inst.Repo, inst.InstanceID)
+		}
+		parse, _ := logparse.Bind(name, logparse.Target{InstanceID: inst.InstanceID, Version: inst.Version})
+		strict.Judge(strict.Input{
+			Report: &report, Log: text, Parser: parse, Rules: rules,
+			FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
+			FailOnly: ts.EvalType == dataset.EvalTypeFailOnly, Evidence: req.evidence,
+		})
 	}
 	return report, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/repo"
 	"github.com/swebox/swebox/swebench/spec"
+	"github.com/swebox/swebox/swebench/strict"
 )
 
 // Commands the evaluator's sandboxes admit: what patch application and the
@@ -248,6 +249,11 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		return err
 	}
 	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
+	var sr *strictRun
+	if e.cfg.GradingMode == GradingStrict {
+		sr = newStrictRun(inst)
+		script = sr.script(script)
+	}
 	if err := writeFileAtomic(filepath.Join(dir, "eval.sh"), []byte(script)); err != nil {
 		return err
 	}
@@ -319,6 +325,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	for name, data := range assets.files {
 		staged[name] = data
 	}
+	if sr != nil {
+		staged[strict.PluginFile] = strict.Plugin()
+	}
 	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: harness.RepoDir + "/.git"}); err != nil {
 		return fmt.Errorf("copy eval script: %w", err)
 	}
@@ -338,8 +347,12 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// goes, so tests could rewrite what runs after them (the exit-code
 	// lines, say); eval of the whole text, read before anything runs,
 	// leaves nothing to rewrite.
+	runScript := `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`
+	if sr != nil {
+		runScript = sr.runCommand(stagedDir + "/" + scriptName)
+	}
 	run, runErr := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: []string{"bash", "-c", `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`}, WorkingDir: harness.RepoDir,
+		Cmd: []string{"bash", "-c", runScript}, WorkingDir: harness.RepoDir,
 		Timeout: e.cfg.Timeout, Stdout: out, OutputLimit: 4 << 10,
 	})
 	res.TestDuration = run.Duration.Round(time.Millisecond)
@@ -368,7 +381,13 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		e.logDiff(ctx, sb, ilog, "after")
 	}
 
-	report, err := e.grade(inst, ts, pred, outPath, true)
+	var evidence *strict.Evidence
+	if sr != nil {
+		if evidence, err = sr.collect(ctx, e, sb); err != nil {
+			return err
+		}
+	}
+	report, err := e.gradeWith(inst, ts, pred, outPath, true, evidence)
 	if err != nil {
 		return err
 	}
@@ -512,11 +531,17 @@ func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *inst
 // grade grades test_output.txt into a report; fresh when this attempt has
 // just written it (see [GradeRequest.Fresh]).
 func (e *evaluator) grade(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, fresh bool) (grade.InstanceReport, error) {
+	return e.gradeWith(inst, ts, pred, outPath, fresh, nil)
+}
+
+// gradeWith is grade with what a strict run left beside the log.
+func (e *evaluator) gradeWith(inst dataset.Instance, ts spec.TestSpec, pred dataset.Prediction, outPath string, fresh bool, evidence *strict.Evidence) (grade.InstanceReport, error) {
 	raw, err := os.ReadFile(outPath)
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("read test output: %w", err)
 	}
-	return gradeWithSpec(GradeRequest{Instance: inst, Log: raw, Rules: e.rules, PatchIsNone: pred.ModelPatch == nil, Fresh: fresh}, ts)
+	return gradeWithSpec(GradeRequest{Instance: inst, Log: raw, Rules: e.rules, PatchIsNone: pred.ModelPatch == nil, Fresh: fresh,
+		GradingMode: e.cfg.GradingMode, evidence: evidence}, ts)
 }
 
 // regrade re-grades an existing test_output.txt (rewrite mode); false when

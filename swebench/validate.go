@@ -30,6 +30,9 @@ func (cfg Config) Validate() error {
 	if r := cfg.Rules.OrDefault(); !r.Valid() {
 		return &ConfigError{Field: "Rules", Value: string(cfg.Rules), Reason: fmt.Sprintf("want %s or %s", harness.V4, harness.V5)}
 	}
+	if !cfg.GradingMode.Valid() {
+		return &ConfigError{Field: "GradingMode", Value: string(cfg.GradingMode), Reason: fmt.Sprintf("want %s or %s", GradingOfficial, GradingStrict)}
+	}
 	if cfg.Mode != "" && !cfg.Mode.Valid() {
 		return &ConfigError{Field: "Mode", Value: string(cfg.Mode), Reason: fmt.Sprintf("want %s or %s", harness.ModeWorkspace, harness.ModePrebuilt)}
 	}

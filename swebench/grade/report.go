@@ -44,10 +44,28 @@ type Notes struct {
 	// Grading names the rule that graded when it is not the official one
 	// (a family's own, e.g. harness.GradingLive).
 	Grading harness.Grading
+	// Strict is set under strict grading (package strict): unlike the
+	// other notes it can change the verdict, from resolved to not.
+	Strict *StrictNote
+}
+
+// StrictNote is what strict grading found, written under "swebox" as
+// "strict".
+type StrictNote struct {
+	// Channel is what the verdict rests on: "runner-report" (the test
+	// runner's own signed report checked against the log) or "log".
+	Channel string `json:"channel"`
+	// OfficialResolved is the verdict of the official rules.
+	OfficialResolved bool `json:"official_resolved"`
+	// Findings, refusals first: "refused by <rule>: ..." (the instance is
+	// not resolved) or "restored by <rule>: <path> (why)".
+	Findings []string `json:"findings"`
 }
 
 // Empty reports whether there is no note.
-func (n Notes) Empty() bool { return len(n.Forgery) == 0 && len(n.CountCheck) == 0 && n.Grading == "" }
+func (n Notes) Empty() bool {
+	return len(n.Forgery) == 0 && len(n.CountCheck) == 0 && n.Grading == "" && n.Strict == nil
+}
 
 // NotesKey is the report.json key of [Notes].
 const NotesKey = "swebox"
@@ -93,6 +111,10 @@ func (r InstanceReport) Encode() []byte {
 		if r.Notes.Grading != "" {
 			notes.add("grading", pyString(string(r.Notes.Grading)))
 		}
+		if st := r.Notes.Strict; st != nil {
+			notes.add("strict", pyObject{{"channel", pyString(st.Channel)},
+				{"official_resolved", pyBool(st.OfficialResolved)}, {"findings", pyList(nonNil(st.Findings))}})
+		}
 		body.add(NotesKey, notes)
 	}
 	return pyDumps(pyObject{{r.InstanceID, body}})
@@ -112,9 +134,10 @@ type reportBody struct {
 	InfraFailureReason       string                         `json:"infra_failure_reason"`
 	TestsStatus              map[string]map[string][]string `json:"tests_status"`
 	Notes                    *struct {
-		Forgery    []string `json:"forgery"`
-		CountCheck []string `json:"count_check"`
-		Grading    string   `json:"grading"`
+		Forgery    []string    `json:"forgery"`
+		CountCheck []string    `json:"count_check"`
+		Grading    string      `json:"grading"`
+		Strict     *StrictNote `json:"strict"`
 	} `json:"swebox"`
 }
 
@@ -155,7 +178,7 @@ func (r *InstanceReport) UnmarshalJSON(data []byte) error {
 			}
 		}
 		if b.Notes != nil {
-			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck, Grading: harness.Grading(b.Notes.Grading)}
+			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck, Grading: harness.Grading(b.Notes.Grading), Strict: b.Notes.Strict}
 		}
 	}
 	return nil

@@ -1,0 +1,219 @@
+package swebench_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/swebenchtest"
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
+)
+
+// The demo's files the exploits below rewrite, as the demo's first commit
+// has them.
+const (
+	demoInit = `"""minicalc: a tiny numeric helper library."""
+
+from minicalc.numbers import clamp, parse_number
+from minicalc.stats import mean, median
+
+__all__ = ["clamp", "mean", "median", "parse_number"]
+__version__ = "0.1.0"
+`
+	demoPyproject = `[project]
+name = "minicalc"
+version = "0.1.0"
+description = "A tiny numeric helper library"
+requires-python = ">=3.8"
+
+[tool.pytest.ini_options]
+pythonpath = ["."]
+testpaths = ["tests"]
+`
+	// swallowRaises replaces pytest.raises with a context manager that
+	// swallows everything (the SWE-bench #600 class).
+	swallowRaises = `import contextlib
+
+import pytest
+
+
+@contextlib.contextmanager
+def _raises(*args, **kwargs):
+    try:
+        yield
+    except BaseException:
+        pass
+
+
+pytest.raises = _raises
+`
+	// passEveryReport turns every failed report into a pass (SWE-bench #631).
+	passEveryReport = `import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        rep.outcome = "passed"
+        rep.longrepr = None
+`
+)
+
+// strictCase is one prediction for demo-1 (mean([]) must raise ValueError)
+// or for its variant whose test patch creates tests/test_empty.py, and what
+// each grading mode must make of it.
+type strictCase struct {
+	name    string
+	newFile bool // the row whose test patch creates a file
+	patch   string
+	// resolvedOfficial is upstream's verdict; strict grading resolves
+	// only the honest fixes.
+	resolvedOfficial bool
+	honest           bool
+	// findings are parts of the strict findings report.json must hold.
+	findings []string
+}
+
+const emptyTestFile = "tests/test_empty.py"
+
+func strictCases(gold, worded string) []strictCase {
+	atExit := `
+import atexit as _atexit
+import os as _os
+
+
+def _forge():
+    print("PASSED tests/test_stats.py::test_mean_of_empty_raises", flush=True)
+    _os._exit(0)
+
+
+_atexit.register(_forge)
+`
+	return []strictCase{
+		{name: "gold", patch: gold, resolvedOfficial: true, honest: true},
+		{name: "worded-differently", patch: worded, resolvedOfficial: true, honest: true},
+		{name: "gold-new-test-file", newFile: true, patch: gold, resolvedOfficial: true, honest: true},
+		// The four classes of issue 28.
+		{name: "conftest-makereport", patch: swebenchtest.NewFileDiff("conftest.py", passEveryReport), resolvedOfficial: true,
+			findings: []string{"restored by test-infra: conftest.py"}},
+		{name: "forged-at-exit", patch: swebenchtest.ReplaceDiff("minicalc/__init__.py", demoInit, demoInit+atExit), resolvedOfficial: true,
+			findings: []string{"refused by exit-status: the test process exited 0, but pytest ended its session with 1",
+				"refused by log-agreement: FAIL_TO_PASS test tests/test_stats.py::test_mean_of_empty_raises passed according to the log, but the runner reported it FAILED",
+				"refused by conflicting-lines"}},
+		{name: "test-file-collision", newFile: true, resolvedOfficial: true,
+			patch:    swebenchtest.NewFileDiff(emptyTestFile, "def test_mean_of_empty_raises():\n    pass\n"),
+			findings: []string{"restored by test-patch: " + emptyTestFile}},
+		{name: "tests-conftest-raises", patch: swebenchtest.NewFileDiff("tests/conftest.py", swallowRaises), resolvedOfficial: true,
+			findings: []string{"restored by test-infra: tests/conftest.py"}},
+		// Variants.
+		{name: "package-rebinds-raises", patch: swebenchtest.ReplaceDiff("minicalc/__init__.py", demoInit, demoInit+"\n"+swallowRaises), resolvedOfficial: true,
+			findings: []string{"refused by tamper: pytest.raises was replaced during the tests"}},
+		// pytest imports "-p" plugins before its pythonpath option applies,
+		// so on the demo the plugin fails to load under official grading
+		// too; what is shown is the rule restoring the section.
+		{name: "pyproject-addopts-plugin", resolvedOfficial: false,
+			patch: swebenchtest.ReplaceDiff("pyproject.toml", demoPyproject, strings.Replace(demoPyproject, "testpaths", "addopts = \"-p minicalc_hooks\"\ntestpaths", 1)) +
+				swebenchtest.NewFileDiff("minicalc_hooks.py", passEveryReport),
+			findings: []string{"restored by pytest-config: pyproject.toml"}},
+	}
+}
+
+// TestStrictGrading evaluates the exploits of issue 28 and honest fixes on
+// the demo repository in both grading modes: official grading resolves
+// every exploit, as upstream does; strict grading resolves none of them,
+// saying which rule refused or restored what, and still resolves the gold
+// patch and a fix worded differently.
+func TestStrictGrading(t *testing.T) {
+	c := testenv.Client(t)
+	d := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
+	rows, err := dataset.LoadDataset(filepath.Join(d.Dir, "dataset.jsonl"))
+	require.NoError(t, err)
+	var base dataset.Instance
+	for _, r := range rows {
+		if r.InstanceID == "swebox__demo-1" {
+			base = r
+		}
+	}
+	require.NotEmpty(t, base.InstanceID)
+	worded, err := os.ReadFile(filepath.Join("..", "examples", "eval", "demo", "instances", "swebox__demo-1", "prediction.diff"))
+	require.NoError(t, err)
+	// The variant: the same fix, its test in a file the test patch creates.
+	variant := base
+	variant.TestPatch = swebenchtest.NewFileDiff(emptyTestFile, "import pytest\n\nfrom minicalc import mean\n\n\ndef test_mean_of_empty_raises():\n    with pytest.raises(ValueError, match=\"empty\"):\n        mean([])\n")
+	variant.FailToPass, variant.PassToPass = []string{emptyTestFile + "::test_mean_of_empty_raises"}, nil
+
+	cases := strictCases(base.Patch, string(worded))
+	var ds []dataset.Instance
+	var preds []dataset.Prediction
+	for i, tc := range cases {
+		row := base
+		if tc.newFile {
+			row = variant
+		}
+		row.InstanceID = "swebox__demo-" + string(rune('a'+i)) + "0" // ids sort in case order
+		ds = append(ds, row)
+		preds = append(preds, swebenchtest.Pred(row.InstanceID, tc.patch))
+	}
+	results := map[swebench.GradingMode]map[string]swebench.InstanceResult{}
+	dirs := map[swebench.GradingMode]swebench.Config{}
+	for _, mode := range []swebench.GradingMode{swebench.GradingOfficial, swebench.GradingStrict} {
+		cfg := swebench.Config{
+			Dataset: ds, Predictions: preds, RunID: "strict-" + string(mode), GradingMode: mode,
+			RepoSources: []string{d.Repos}, Sandboxes: []*sandbox.Client{c}, Image: testenv.Image(),
+			LogDir: filepath.Join(t.TempDir(), "logs"), ReportDir: t.TempDir(), WorkDir: t.TempDir(),
+			Timeout: 60 * time.Second, MaxWorkers: 2, Limits: testenv.SmallLimits,
+		}
+		res, err := swebench.Evaluate(context.Background(), cfg)
+		require.NoError(t, err)
+		results[mode], dirs[mode] = swebenchtest.ByID(res), cfg
+	}
+	for i, tc := range cases {
+		id := ds[i].InstanceID
+		t.Run(tc.name, func(t *testing.T) {
+			off, st := results[swebench.GradingOfficial][id], results[swebench.GradingStrict][id]
+			require.NotNil(t, off.Report, "%s: %s", id, off.Error)
+			require.NotNil(t, st.Report, "%s: %s", id, st.Error)
+			if !assert.Equal(t, tc.resolvedOfficial, off.Report.Resolved, "official grading, as upstream") {
+				t.Log(swebenchtest.ReadFile(t, dirs[swebench.GradingOfficial], id, "test_output.txt"))
+			}
+			assert.Nil(t, off.Report.Notes.Strict, "official grading writes no strict note")
+			assert.Equal(t, tc.honest, st.Report.Resolved, "strict grading: %v", st.Report.Notes.Strict)
+			require.NotNil(t, st.Report.Notes.Strict)
+			assert.Equal(t, "runner-report", st.Report.Notes.Strict.Channel)
+			if tc.honest {
+				assert.True(t, st.Report.Notes.Strict.OfficialResolved)
+			} else if !assert.Equal(t, tc.honest, st.Report.Resolved) {
+				t.Log(swebenchtest.ReadFile(t, dirs[swebench.GradingStrict], id, "test_output.txt"))
+			}
+			got := strings.Join(st.Report.Notes.Strict.Findings, "\n")
+			if tc.honest {
+				assert.Empty(t, st.Report.Notes.Strict.Findings, "an honest fix gives strict grading nothing to say")
+			}
+			for _, f := range tc.findings {
+				assert.Contains(t, got, f)
+			}
+			// report.json on disk says the same.
+			b, err := os.ReadFile(filepath.Join(swebenchtest.InstanceDir(dirs[swebench.GradingStrict], id), "report.json"))
+			require.NoError(t, err)
+			var rep grade.InstanceReport
+			require.NoError(t, rep.UnmarshalJSON(b))
+			assert.Equal(t, st.Report.Notes.Strict, rep.Notes.Strict)
+			var raw map[string]map[string]any
+			require.NoError(t, json.Unmarshal(b, &raw))
+			assert.Equal(t, tc.honest, raw[id]["resolved"])
+		})
+	}
+}
