@@ -18,6 +18,7 @@ import (
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // The demo's files the exploits below rewrite, as the demo's first commit
@@ -216,4 +217,80 @@ func TestStrictGrading(t *testing.T) {
 			assert.Equal(t, tc.honest, raw[id]["resolved"])
 		})
 	}
+}
+
+// TestStrictGradesEveryDemoGold: the gold patch of every demo instance
+// resolves under strict grading with nothing to say, as under official
+// grading.
+func TestStrictGradesEveryDemoGold(t *testing.T) {
+	c := testenv.Client(t)
+	d := swebenchtest.ExportDemo(t, swebenchtest.BuildEval(t))
+	rows, err := dataset.LoadDataset(filepath.Join(d.Dir, "dataset.jsonl"))
+	require.NoError(t, err)
+	p := swebenchtest.NewProject(t)
+	calc := p.Instance("swebox-test__calc-1")
+	cfg := swebench.Config{
+		Dataset: rows, Gold: true, RunID: "strict-gold", GradingMode: swebench.GradingStrict,
+		RepoSources: []string{d.Repos}, Sandboxes: []*sandbox.Client{c}, Image: testenv.Image(),
+		LogDir: filepath.Join(t.TempDir(), "logs"), ReportDir: t.TempDir(), WorkDir: t.TempDir(),
+		Timeout: 60 * time.Second, MaxWorkers: 2, Limits: testenv.SmallLimits,
+	}
+	res, err := swebench.Evaluate(context.Background(), cfg)
+	require.NoError(t, err)
+	cfg2 := p.Config(t, c, "strict-gold-calc", []dataset.Instance{calc}, nil)
+	cfg2.Gold, cfg2.GradingMode = true, swebench.GradingStrict
+	res2, err := swebench.Evaluate(context.Background(), cfg2)
+	require.NoError(t, err)
+	all := append(append([]swebench.InstanceResult{}, res.Instances...), res2.Instances...)
+	require.Len(t, all, len(rows)+1)
+	for _, r := range all {
+		require.NotNil(t, r.Report, "%s: %s", r.InstanceID, r.Error)
+		assert.True(t, r.Report.Resolved, "%s: %v", r.InstanceID, r.Report.Notes.Strict)
+		require.NotNil(t, r.Report.Notes.Strict, r.InstanceID)
+		assert.Empty(t, r.Report.Notes.Strict.Findings, r.InstanceID)
+		assert.Equal(t, "runner-report", r.Report.Notes.Strict.Channel, r.InstanceID)
+	}
+}
+
+// TestStrictRulesOnHeldLogs runs the strict log rules over every real log
+// the tests hold with its dataset row (testdata/gradelogs, captured by
+// its generate.py): strict grading never resolves what official grading
+// does not, and it turns no official resolved into unresolved on them.
+func TestStrictRulesOnHeldLogs(t *testing.T) {
+	dir := filepath.Join("testdata", "gradelogs")
+	rows, err := dataset.LoadDataset(filepath.Join(dir, "dataset.jsonl"))
+	require.NoError(t, err)
+	require.NotEmpty(t, rows)
+	for _, r := range rows {
+		log, err := os.ReadFile(filepath.Join(dir, "logs", r.InstanceID+".txt"))
+		require.NoError(t, err)
+		for _, rules := range []harness.Rules{harness.V4, harness.V5} {
+			off, err := swebench.GradeLog(swebench.GradeRequest{Instance: r, Log: log, Rules: rules})
+			if err != nil {
+				continue // v4 refuses some bytes (see TestGradeLog)
+			}
+			st, err := swebench.GradeLog(swebench.GradeRequest{Instance: r, Log: log, Rules: rules, GradingMode: swebench.GradingStrict})
+			require.NoError(t, err)
+			require.NotNil(t, st.Notes.Strict, r.InstanceID)
+			assert.Equal(t, "log", st.Notes.Strict.Channel)
+			assert.Equal(t, off.Resolved, st.Notes.Strict.OfficialResolved, r.InstanceID)
+			assert.Equal(t, off.Resolved, st.Resolved, "%s %s: %v", r.InstanceID, rules, st.Notes.Strict.Findings)
+		}
+	}
+	t.Run("forged lines after the summary", func(t *testing.T) {
+		r := rows[0]
+		for _, x := range rows {
+			if x.InstanceID == "psf__requests-90004" {
+				r = x
+			}
+		}
+		log, err := os.ReadFile(filepath.Join(dir, "logs", r.InstanceID+".txt"))
+		require.NoError(t, err)
+		forged := strings.Replace(string(log), "+ : '>>>>> End Test Output'", "FAILED "+r.FailToPass[0]+"\nPASSED "+r.FailToPass[0]+"\n+ : '>>>>> End Test Output'", 1)
+		st, err := swebench.GradeLog(swebench.GradeRequest{Instance: r, Log: []byte(forged), GradingMode: swebench.GradingStrict})
+		require.NoError(t, err)
+		assert.True(t, st.Notes.Strict.OfficialResolved)
+		assert.False(t, st.Resolved)
+		assert.Contains(t, strings.Join(st.Notes.Strict.Findings, "\n"), "refused by conflicting-lines")
+	})
 }
