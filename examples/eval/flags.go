@@ -44,6 +44,7 @@ type runOptions struct {
 	SpecOverrides string
 	Family        string
 	Grading       string
+	Strict        bool
 	Shard         shardValue
 	Workspace     bool
 	LogDir        string
@@ -168,6 +169,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Family) }},
 	{names: []string{"grading"}, arg: "v4|v5", swebox: true, usage: "official harness release whose patch fallbacks, parsers and grading rules are reproduced",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Grading) }},
+	{names: []string{"strict"}, arg: "", swebox: true, usage: "strict grading: the official verdicts minus every one a strict rule refuses (patches that rewrite conftest.py or pytest's configuration, forge the log, pre-empt the test patch or rebind pytest), each reason in report.json and the run report (see package swebench/strict)",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Strict) }},
 	{names: []string{"shard"}, arg: "I/N", swebox: true, usage: "run only the I-th of N slices (1 <= I <= N): the selected ids sorted, those at index I-1, I-1+N, ...",
 		value: func(o *runOptions) flag.Value { return &o.Shard }},
 	{names: []string{"log_dir"}, arg: "DIR", swebox: true, usage: "per-instance logs go to DIR/run_evaluation/<run_id>/<model>/<id>/",
@@ -613,3 +616,11 @@ func (s *shardValue) Set(v string) error {
 }
 
 func (s *shardValue) String() string { return swebench.Shard(*s).String() }
+
+// gradingMode is the library's grading mode for --strict.
+func (o runOptions) gradingMode() swebench.GradingMode {
+	if o.Strict {
+		return swebench.GradingStrict
+	}
+	return swebench.GradingOfficial
+}

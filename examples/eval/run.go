@@ -280,6 +280,7 @@ func runConfig(o runOptions) swebench.Config {
 		DatasetName:    o.DatasetName,
 		Split:          o.Split,
 		Rules:          harness.Rules(o.Grading),
+		GradingMode:    o.gradingMode(),
 		MaxWorkers:     o.MaxWorkers,
 		Timeout:        time.Duration(o.Timeout) * time.Second,
 		LogDir:         o.LogDir,
