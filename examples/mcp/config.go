@@ -57,6 +57,7 @@ type config struct {
 	ProgressTick     time.Duration
 	InstanceIDs      []string // the tasks offered; empty: every row
 	TestFeedback     bool     // test names, reports and test output reach clients
+	Strict           bool     // strict grading (swebench.GradingStrict) for every evaluation and task
 	MaxSubmissions   int      // per task session; 0: no limit
 	ReadMemory       int64    // bytes of file content session_read_file calls hold at once
 
@@ -218,6 +219,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Var(secondsFlag(&cfg.EvalTimeout), "eval_timeout", "longest a swebench_evaluate eval script may run (`SECONDS` or with a unit)")
 	fs.Var(&instanceIDs, "instance_ids", "the instances the swebench_task_* tools offer, comma-separated, repeatable (default: every row of each --dataset)")
 	fs.BoolVar(&cfg.TestFeedback, "test_feedback", false, "tell clients the hidden tests: test names, report.json and test output in swebench_task_submit, swebench_evaluate and swebench_grade_log results, as for training (default false: the verdict and the counts only, as for an evaluation)")
+	fs.BoolVar(&cfg.Strict, "strict", false, "strict grading for swebench_evaluate, swebench_grade_log and task submissions, as eval --strict: the official verdicts minus every one a strict rule refuses, each reason in report.json (see package swebench/strict)")
 	fs.IntVar(&cfg.MaxSubmissions, "max_submissions", 0, "swebench_task_submit calls one task session may make, resets included; 0: no limit")
 	fs.Var(bytesFlag{&readMemory}, "read_memory", "bytes of file content all session_read_file calls together hold at once; others wait (at least --store_limit)")
 	fs.Var(secondsFlag(&cfg.ProgressTick), "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")

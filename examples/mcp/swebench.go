@@ -39,11 +39,15 @@ type evaluator struct {
 	// feedback: results carry the test names, report.json and the test
 	// output (--test_feedback); otherwise the verdict and the counts.
 	feedback bool
+	grading  swebench.GradingMode // --strict
 }
 
 func newEvaluator(cfg config, client *sandbox.Client) (*evaluator, error) {
 	e := &evaluator{datasets: map[string][]dataset.Instance{}, client: client, image: cfg.Images[0],
-		timeout: cfg.EvalTimeout, memory: cfg.Memory, feedback: cfg.TestFeedback}
+		timeout: cfg.EvalTimeout, memory: cfg.Memory, feedback: cfg.TestFeedback, grading: swebench.GradingOfficial}
+	if cfg.Strict {
+		e.grading = swebench.GradingStrict
+	}
 	for _, p := range cfg.Datasets {
 		ds, err := dataset.LoadDataset(p)
 		if err != nil {
@@ -174,6 +178,7 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 		WorkDir:     filepath.Join(dir, "work"),
 		Sandboxes:   []*sandbox.Client{e.client},
 		Limits:      sandbox.Limits{Memory: e.memory},
+		GradingMode: e.grading,
 	}
 	if e.repos != nil {
 		cfg.Image, cfg.Repos = e.image, e.repos
@@ -258,7 +263,7 @@ func (e *evaluator) grade(in gradeIn) (gradeOut, error) {
 	if err != nil {
 		return gradeOut{}, err
 	}
-	rep, err := swebench.GradeLog(swebench.GradeRequest{Instance: inst, Log: []byte(in.Log)})
+	rep, err := swebench.GradeLog(swebench.GradeRequest{Instance: inst, Log: []byte(in.Log), GradingMode: e.grading})
 	if err != nil {
 		return gradeOut{}, toolErrorf("instance %s: the log cannot be graded: %v", inst.InstanceID, err)
 	}

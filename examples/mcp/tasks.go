@@ -63,6 +63,7 @@ func evalConfig(cfg config, evals *evaluator, client *sandbox.Client, name strin
 		Dataset: evals.datasets[name], InstanceIDs: cfg.InstanceIDs, Timeout: cfg.EvalTimeout,
 		ImageMapFile: cfg.ImageMap, Namespace: cfg.Namespace, ImageTag: cfg.ImageTag,
 		Sandboxes: []*sandbox.Client{client}, Limits: sandbox.Limits{Memory: cfg.Memory},
+		GradingMode: evals.grading,
 	}
 	prebuilt := cfg.Namespace != "" && !noneNamespace(cfg.Namespace) || cfg.ImageTag != ""
 	switch {
