@@ -529,7 +529,16 @@ func (e *evaluator) writeRunReport(outcomes map[string]Outcome, results []Instan
 		return report, "", fmt.Errorf("write run report: %w", err)
 	}
 	path := filepath.Join(e.cfg.ReportDir, grade.RunReportFileName(e.modelName(), e.cfg.RunID))
-	if err := writeFileAtomic(path, report.Encode()); err != nil {
+	var strictFindings grade.StrictFindings
+	if e.cfg.GradingMode == GradingStrict {
+		strictFindings = grade.StrictFindings{}
+		for _, r := range results {
+			if r.Report != nil && r.Report.Notes.Strict != nil {
+				strictFindings[r.InstanceID] = r.Report.Notes.Strict.Findings
+			}
+		}
+	}
+	if err := writeFileAtomic(path, report.EncodeWithStrict(strictFindings)); err != nil {
 		return report, "", fmt.Errorf("write run report: %w", err)
 	}
 	return report, path, nil

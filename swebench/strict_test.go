@@ -180,6 +180,18 @@ func TestStrictGrading(t *testing.T) {
 		res, err := swebench.Evaluate(context.Background(), cfg)
 		require.NoError(t, err)
 		results[mode], dirs[mode] = swebenchtest.ByID(res), cfg
+		b, err := os.ReadFile(res.ReportPath)
+		require.NoError(t, err)
+		var rr map[string]any
+		require.NoError(t, json.Unmarshal(b, &rr))
+		if mode == swebench.GradingStrict {
+			st, ok := rr["swebox_strict"].(map[string]any)
+			require.True(t, ok, "the run report lists the strict findings: %s", b)
+			assert.Len(t, st, len(ds), "every graded instance")
+			assert.Contains(t, st[ds[3].InstanceID], "restored by test-infra: conftest.py (pytest or the interpreter loads it before the tests; the patch changed it)")
+		} else {
+			assert.NotContains(t, rr, "swebox_strict")
+		}
 	}
 	for i, tc := range cases {
 		id := ds[i].InstanceID

@@ -72,6 +72,12 @@ type RunReport struct {
 	Gradings map[string]string
 }
 
+// StrictFindings, when set (a run under strict grading), adds
+// swebox_strict at the very end: each graded instance's strict findings
+// ("refused by <rule>: ...", "restored by <rule>: ..."), by id, an empty
+// list when there were none. Set by the evaluator after BuildRunReport.
+type StrictFindings map[string][]string
+
 // Retry is one attempt of an instance that the cluster cut short.
 type Retry struct {
 	Pod    string `json:"pod"`
@@ -87,6 +93,8 @@ const (
 	FlakyVerdictsKey = "swebox_flaky_verdicts"
 	// RetriedKey is the run report key of [RunReport.Retried].
 	RetriedKey = "swebox_retried"
+	// StrictKey is the run report key of [RunReport.Strict].
+	StrictKey = "swebox_strict"
 	// GradingsKey is the run report key of [RunReport.Gradings].
 	GradingsKey = "swebox_grading"
 )
@@ -285,7 +293,11 @@ func RunReportFileName(model, runID string) string {
 // Keys follow the official order; v5 puts its counts after
 // unresolved_instances, its id lists after unresolved_ids and
 // failure_reasons before error_ids.
-func (r RunReport) Encode() []byte {
+func (r RunReport) Encode() []byte { return r.EncodeWithStrict(nil) }
+
+// EncodeWithStrict is Encode with swebox_strict added last when st is not
+// nil.
+func (r RunReport) EncodeWithStrict(st StrictFindings) []byte {
 	v5 := r.Rules.OrDefault() == harness.V5
 	var o pyObject
 	o.add("total_instances", pyInt(r.TotalInstances))
@@ -355,6 +367,18 @@ func (r RunReport) Encode() []byte {
 	}
 	if r.Gradings != nil {
 		o.add(GradingsKey, pyStringMap(r.Gradings))
+	}
+	if st != nil {
+		keys := make([]string, 0, len(st))
+		for k := range st {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var so pyObject
+		for _, k := range keys {
+			so.add(k, pyList(nonNil(st[k])))
+		}
+		o.add(StrictKey, so)
 	}
 	return append(pyDumps(o), '\n')
 }
