@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,4 +52,28 @@ func TestReadFileMemoryBounded(t *testing.T) {
 	t.Logf("peak memory rose by %d MiB with --read_memory at one file's size, by %d MiB without a bound", bounded>>20, unbounded>>20)
 	assert.Less(t, bounded, int64(12*size), "the rise does not grow with the number of reads")
 	assert.Less(t, bounded, unbounded, "the bound is what keeps it down")
+}
+
+// TestToolDescriptionsFollowFeedback: the evaluation tools promise the
+// per-test report only on a server that gives it (--test_feedback).
+func TestToolDescriptionsFollowFeedback(t *testing.T) {
+	c := engine(t)
+	for _, feedback := range []bool{false, true} {
+		args := baseArgs(c)
+		if feedback {
+			args = append(args, "--test_feedback")
+		}
+		s := startStdio(t, args, nil)
+		tools, err := s.cs.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		seen := 0
+		for _, tool := range tools.Tools {
+			if tool.Name == "swebench_evaluate" || tool.Name == "swebench_grade_log" {
+				seen++
+				promises := strings.Contains(tool.Description, "per-test report") || strings.Contains(tool.Description, "report.json")
+				assert.Equal(t, feedback, promises, "%s with --test_feedback=%v: %s", tool.Name, feedback, tool.Description)
+			}
+		}
+		require.Equal(t, 2, seen)
+	}
 }

@@ -291,11 +291,20 @@ func reportBody(rep grade.InstanceReport) (map[string]any, error) {
 	return m[rep.InstanceID], nil
 }
 
+// feedbackNote is what a tool's description adds when the server tells
+// clients the hidden tests (--test_feedback), "" when it does not.
+func (s *server) feedbackNote(what string) string {
+	if s.cfg.TestFeedback {
+		return what
+	}
+	return ""
+}
+
 func (s *server) addSWEBenchTools(srv *mcp.Server) {
 	addTool[evaluateIn, any](s, srv, &mcp.Tool{
 		Name: "swebench_evaluate",
 		Description: "Evaluate a patch for a SWE-bench instance exactly as the official harness does: in a sandbox of the instance's official image (or of the repository checked out at the instance's base commit, for repositories the official harness does not know), apply your patch, " +
-			"run the instance's tests and grade FAIL_TO_PASS and PASS_TO_PASS. Returns resolved or not, the per-test report and the end of the test log. Takes minutes; consider background: true.",
+			"run the instance's tests and grade FAIL_TO_PASS and PASS_TO_PASS. Returns resolved or not and the counts of passing tests" + s.feedbackNote(", with the per-test report and the end of the test log") + ". Takes minutes; consider background: true.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, c *call, in evaluateIn) (*mcp.CallToolResult, error) {
 		if _, _, err := s.evals.instance(in.Dataset, in.InstanceID); err != nil {
@@ -326,7 +335,7 @@ func (s *server) addSWEBenchTools(srv *mcp.Server) {
 	addTool[gradeIn, gradeOut](s, srv, &mcp.Tool{
 		Name: "swebench_grade_log",
 		Description: "Grade the test output of a SWE-bench instance's eval script as the official harness does, without running anything: " +
-			"parse the log with the repository's parser and apply the FAIL_TO_PASS / PASS_TO_PASS rules. Returns report.json.",
+			"parse the log with the repository's parser and apply the FAIL_TO_PASS / PASS_TO_PASS rules. Returns resolved or not and the counts of passing tests" + s.feedbackNote(", with report.json") + ".",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(_ context.Context, _ *mcp.CallToolRequest, c *call, in gradeIn) (*mcp.CallToolResult, error) {
 		out, err := s.evals.grade(in)
