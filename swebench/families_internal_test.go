@@ -12,6 +12,7 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/spec"
 )
 
 // familyRun is a run of rows, each with a prediction.
@@ -93,9 +94,9 @@ func TestUnclaimedRowsAreRefused(t *testing.T) {
 	}
 }
 
-// A SWE-Gym row runs in SWE-Gym's image, named with "_s_"; its repository's
-// own table is not ported, so its spec is an error that names that, not a
-// guessed command.
+// A SWE-Gym row runs in SWE-Gym's image, named with "_s_", with its fork's
+// table and script (SWE-bench 2.0.13's) and its grading; a version its
+// table lacks is an error, not a guessed command.
 func TestSWEGymRowsUseTheFamilysImages(t *testing.T) {
 	gym := dataset.Instance{InstanceID: "Project-MONAI__MONAI-3403", Repo: "Project-MONAI/MONAI", BaseCommit: "abcd", Version: "0.8"}
 	astropy := dataset.Instance{InstanceID: "astropy__astropy-12907", Repo: "astropy/astropy", BaseCommit: "abcd", Version: "4.3"}
@@ -103,10 +104,19 @@ func TestSWEGymRowsUseTheFamilysImages(t *testing.T) {
 	cfg.Family = "swe-gym"
 	e, err := newEvaluator(cfg)
 	require.NoError(t, err)
-	assert.ErrorIs(t, e.specs[gym.InstanceID].err, family.ErrTableNotPorted)
+	require.NoError(t, e.specs[gym.InstanceID].err)
+	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.project-monai_s_monai-3403:latest", e.specs[gym.InstanceID].ts.Image)
+	assert.Equal(t, spec.ScriptSWEBench2, e.specs[gym.InstanceID].ts.Script)
+	assert.Equal(t, harness.GradingSWEGym, e.specs[gym.InstanceID].ts.Grading)
 	assert.NoError(t, e.specs[astropy.InstanceID].err)
 	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.astropy_s_astropy-12907:latest", e.specs[astropy.InstanceID].ts.Image)
 	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.project-monai_s_monai-3403:latest", family.SWEGymImage(gym.InstanceID, "xingyaoww", "latest"))
+	gym.Version = "0.0"
+	old := familyRun(gym)
+	old.Family = "swe-gym"
+	e, err = newEvaluator(old)
+	require.NoError(t, err)
+	assert.ErrorIs(t, e.specs[gym.InstanceID].err, spec.ErrUnknownVersion)
 
 	cfg.Family = "no-such"
 	_, err = newEvaluator(cfg)

@@ -272,6 +272,9 @@ func Grade(in Input) (InstanceReport, error) {
 	if in.Grading.OrDefault() == harness.GradingLive {
 		return gradeLive(in, rules)
 	}
+	if in.Grading == harness.GradingSWEGym {
+		return gradeSWEGym(in)
+	}
 	rep := InstanceReport{InstanceID: in.InstanceID, Rules: rules}
 	if rules == harness.V5 && in.InfraFailureReason != "" {
 		rep.InfraFailure, rep.InfraFailureReason = true, in.InfraFailureReason

@@ -44,10 +44,17 @@ const (
 	// FAIL_TO_PASS or PASS_TO_PASS test fails; a PASS_TO_PASS test that
 	// is missing or skipped counts neither way.
 	GradingLive Grading = "swe-bench-live"
+	// GradingSWEGym is SWE-Gym's (SWE-Gym/SWE-Bench-Fork, SWE-bench
+	// 2.0.13's get_logs_eval and get_eval_report, at 242429c): the official
+	// rule, but the parser reads the whole log, which is usable only where
+	// it says "applied patch" and holds no failure marker.
+	GradingSWEGym Grading = "swe-gym"
 )
 
 // Valid reports whether g is "" or one of the known rules.
-func (g Grading) Valid() bool { return g == "" || g == GradingSWEBench || g == GradingLive }
+func (g Grading) Valid() bool {
+	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym
+}
 
 // OrDefault is g, or [GradingSWEBench] when g is empty.
 func (g Grading) OrDefault() Grading {

@@ -67,6 +67,9 @@ func (s TestSpec) EvalScript(opts ScriptOptions) string {
 		script := strings.Join(append([]string{scriptShebang, scriptSet}, lines...), "\n") + "\n"
 		return injectBeforeStart(script, opts.BeforeTestOutput)
 	}
+	if s.Script == ScriptSWEBench2 {
+		return s.script2(opts)
+	}
 
 	quote := func(words []string) []string { return words }
 	if opts.QuoteUnsafePaths {
