@@ -70,7 +70,7 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fs.StringVar(&o.arch, "arch", o.arch, "x86_64 (what v4.1.0 and 5.0.2 build on every host, emulated on arm64) or arm64 (native arm64 images named arm64)")
 	fs.StringVar(&o.dir, "dir", o.dir, "directory that receives logs/build_images/")
-	fs.StringVar(&o.push, "push", "", "registry namespace (e.g. registry.local:5000/swebench) to push each instance image to, under its published name "+harness.InstanceImage("<id>", "<ns>", "<tag>")+", which `eval --namespace <ns>` pulls")
+	fs.StringVar(&o.push, "push", "", "push each instance image to the registry namespace `NS` (e.g. registry.local:5000/swebench), under its published name "+harness.InstanceImage("<id>", "NS", "<tag>")+", which `eval --namespace NS` pulls")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--max_workers N] [--force_rebuild]\n"+
 			"       eval images build TASK_REPO [-d DATASET]... [-i ID]... [-j N] [--force-rebuild] [-n NS] [--tag TAG] [--dry-run] [--push]\n\n"+
@@ -158,15 +158,19 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 		return err
 	}
 	var specs []imagebuild.Spec
-	unplanned := 0
+	unplanned, downloads := 0, false
 	for _, inst := range sel.Instances {
 		s, err := p.For(ctx, inst)
 		if err != nil {
 			unplanned++
+			downloads = downloads || errors.Is(err, imagebuild.ErrDownload)
 			fmt.Fprintf(stderr, "%s: %v\n", inst.InstanceID, err)
 			continue
 		}
 		specs = append(specs, s)
+	}
+	if downloads {
+		fmt.Fprintln(stderr, downloadAdvice)
 	}
 	if o.dryRun {
 		dirs, err := imagebuild.WriteFiles(o.dir, specs)
@@ -229,6 +233,11 @@ func progressLine(e imagebuild.Event) string {
 	}
 	return fmt.Sprintf("%-9s %s: exists", e.Kind, e.Image)
 }
+
+// downloadAdvice is the offline route when a file upstream downloads from
+// GitHub could not be had (imagebuild.ErrDownload).
+const downloadAdvice = "The requirements files and environment.yml files that upstream downloads from GitHub could not be downloaded.\n" +
+	"Offline, --repos DIR reads them from local clones instead: DIR holding each repository as owner/name or owner__name, bare or not (repeatable)."
 
 func unplannedErr(n int) error {
 	if n == 0 {

@@ -145,7 +145,7 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(w, "eval: %v\n", err)
-		if a := advice(err); a != "" {
+		if a := advice(err, o); a != "" {
 			fmt.Fprintln(w, a)
 		}
 		return exitFailure
@@ -261,11 +261,16 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 // resumeCommand is the command line that reruns this run under its run id,
 // which evaluates the instances left without a report.
 func (o runOptions) resumeCommand() string {
+	return commandLine(o.resumeWords()...)
+}
+
+// resumeWords are the words of resumeCommand after the program.
+func (o runOptions) resumeWords() []string {
 	words := append([]string{}, o.words...)
 	if !o.set["run_id"] {
 		words = append(words, "--run_id", o.RunID)
 	}
-	return commandLine(words...)
+	return words
 }
 
 // runConfig maps the run flags onto a swebench.Config. Settings the
@@ -424,8 +429,9 @@ func newClients(eng engineflags.Engine, logger *slog.Logger) ([]*sandbox.Client,
 const engineAdvice = "Start the Docker engine (for example `sudo systemctl start docker`, or `sudo dockerd &`), " +
 	"or point DOCKER_HOST or --docker_host at a running one."
 
-// advice is what a person can do about err, "" when there is nothing to add.
-func advice(err error) string {
+// advice is what a person can do about err in the run o, "" when there is
+// nothing to add.
+func advice(err error, o runOptions) string {
 	var missing *swebench.MissingImagesError
 	var wsImage *swebench.WorkspaceImageError
 	var unclaimed *swebench.UnclaimedError
@@ -441,7 +447,9 @@ func advice(err error) string {
 		return "Run them as upstream does: drop --workspace, --repos, --image and --image_map to use the official prebuilt images (pulled if missing);\n" +
 			"or build those images locally with --namespace none; or name an image holding each repository's dependencies with --image_map FILE ({\"" + wsImage.Repos[0] + "\": \"IMAGE\"})."
 	case errors.As(err, &missing):
-		return imageAdvice(missing.Mode, missing.Images)
+		return imageAdvice(missing.Mode, missing.Images, o)
+	case errors.Is(err, imagebuild.ErrDownload):
+		return downloadAdvice
 	case errors.Is(err, sandbox.ErrEngineUnreachable):
 		return engineAdvice
 	}
@@ -456,12 +464,29 @@ func listSome(items []string) string {
 	return strings.Join(items, ", ")
 }
 
-func imageAdvice(mode harness.Mode, missing []string) string {
+func imageAdvice(mode harness.Mode, missing []string, o runOptions) string {
 	list := listSome(missing)
 	if mode == harness.ModePrebuilt {
+		build := []string{"images", "build", "-d", orDash(o.DatasetName)}
+		if o.Split != "" && o.Split != "test" {
+			build = append(build, "--split", o.Split)
+		}
+		if len(o.InstanceIDs) > 0 {
+			build = append(build, "-i", strings.Join(o.InstanceIDs, ","))
+		}
+		workspace := "or use workspace mode (--workspace, with --image_map naming an image for each repository, and --repos)."
+		if o.Kube() {
+			// --namespace none builds on this machine's engine, which the
+			// nodes do not pull from.
+			return "missing prebuilt images: " + list + ".\n" +
+				"Push them to a registry the cluster's nodes pull from, or build them as upstream does and push them there:\n" +
+				"  " + commandLine(append(build, "--push", "REGISTRY/NAMESPACE")...) + "\n" +
+				"then rerun with --namespace REGISTRY/NAMESPACE;\n" + workspace
+		}
 		return "missing prebuilt images: " + list + ".\n" +
-			"Pull them (docker pull NAME) where a registry is reachable, or build them with the official harness, then rerun;\n" +
-			"or use workspace mode (--workspace, with --image_map naming an image for each repository, and --repos)."
+			"Pull them (docker pull NAME) where a registry is reachable; or build them as upstream does (eval images build, or the official harness)\n" +
+			"and run in them, which --namespace none does in one go:\n" +
+			"  " + commandLine(append(append([]string{}, o.resumeWords()...), "--namespace", "none")...) + "\n" + workspace
 	}
 	for _, m := range missing {
 		if m == swebench.DefaultImage {

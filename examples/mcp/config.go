@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +133,17 @@ func (b bytesFlag) Set(s string) error {
 // takes it) or with a unit ("2m", "1h30m").
 func secondsFlag(d *time.Duration) flag.Value { return (*engineflags.SecondsValue)(d) }
 
+// progName is how the help names the server: the name it was started by
+// (swebox-mcp, as the README installs it).
+func progName() string {
+	if len(os.Args) > 0 {
+		if b := filepath.Base(os.Args[0]); b != "." && b != string(filepath.Separator) {
+			return b
+		}
+	}
+	return "swebox-mcp"
+}
+
 // minTokenLen is the shortest bearer token the server accepts: 128 bits
 // written in hex. A shorter one can be guessed, and the token is all that
 // guards the sandboxes over HTTP.
@@ -176,7 +188,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcp [flags]\n\nServes swebox's sandboxes and SWE-bench evaluator as MCP tools, over stdio\n(the default) or streamable HTTP (--http).\n\nflags:")
+		fmt.Fprintln(stderr, "usage: "+progName()+" [flags]\n\nServes swebox's sandboxes and SWE-bench evaluator as MCP tools, over stdio\n(the default) or streamable HTTP (--http).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	var images, egress, datasets, repos, pipHosts, fetchAllow listFlag

@@ -33,6 +33,22 @@ type Files interface {
 // (SWE_BENCH_URL_RAW).
 const RawURL = "https://raw.githubusercontent.com/"
 
+// ErrDownload: a file upstream downloads (a requirements file, an
+// environment.yml) could not be downloaded: the network or the server
+// failed, as opposed to answering that there is no such file. LocalRepos
+// reads the same files offline.
+var ErrDownload = errors.New("download failed")
+
+// DownloadError is a download that failed; it matches ErrDownload.
+type DownloadError struct {
+	URL string
+	Err error
+}
+
+func (e *DownloadError) Error() string { return fmt.Sprintf("download %s: %v", e.URL, e.Err) }
+
+func (e *DownloadError) Unwrap() []error { return []error{ErrDownload, e.Err} }
+
 // rawHeaders are the headers upstream sends.
 const rawUserAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_5) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/50.0.2661.102 Safari/537.36"
 
@@ -66,7 +82,7 @@ func (r rawFiles) ReadFile(ctx context.Context, repo, commit, p string) ([]byte,
 	req.Header.Set("User-Agent", rawUserAgent)
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", url, err)
+		return nil, &DownloadError{URL: url, Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -74,7 +90,7 @@ func (r rawFiles) ReadFile(ctx context.Context, repo, commit, p string) ([]byte,
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", url, err)
+		return nil, &DownloadError{URL: url, Err: err}
 	}
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("download %s: larger than %d bytes", url, maxFileSize)

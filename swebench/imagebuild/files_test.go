@@ -164,3 +164,24 @@ func TestArchARM64(t *testing.T) {
 		t.Errorf("dir %s", s.Instance.Dir)
 	}
 }
+
+// A server that answers "no such file" is fs.ErrNotExist (upstream's
+// status other than 200); one that cannot be reached is ErrDownload, a
+// *DownloadError naming the URL, which LocalRepos would have avoided.
+func TestGitHubDownloadFailure(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	files := imagebuild.GitHub(srv.Client(), srv.URL)
+	_, err := files.ReadFile(context.Background(), "o/r", "c", "requirements.txt")
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, imagebuild.ErrDownload) {
+		t.Errorf("404: %v, want fs.ErrNotExist and not ErrDownload", err)
+	}
+	srv.Close()
+	_, err = files.ReadFile(context.Background(), "o/r", "c", "requirements.txt")
+	var de *imagebuild.DownloadError
+	if !errors.As(err, &de) || !errors.Is(err, imagebuild.ErrDownload) || errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("closed server: %v, want a *DownloadError", err)
+	}
+	if want := srv.URL + "/o/r/c/requirements.txt"; de.URL != want {
+		t.Errorf("URL %q, want %q", de.URL, want)
+	}
+}
