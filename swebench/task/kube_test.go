@@ -16,13 +16,19 @@ import (
 )
 
 // TestKubeStartDiffReset is TestStartDiffReset with the sandboxes as pods
-// of the test cluster: /testbed copied into the pod's volume, Reset's /proc
-// scan killing the agent's leftover process inside the pod, and the
-// sandbox replaced when it cannot be verified. The sandbox must not reach
-// the cluster's API server.
+// of the test cluster: /testbed copied into the pod's volume, the agent's
+// leftover process gone with the pod Reset replaces, and every pod gone
+// after Close. The sandbox must not reach the cluster's API server.
 func TestKubeStartDiffReset(t *testing.T) {
 	host, port := kubetest.APIHostPort(t)
 	startDiffReset(t, kubetest.Client(t), net.JoinHostPort(host, port))
+}
+
+// TestKubeResetEqualsFreshStart is TestResetEqualsFreshStart with the
+// sandboxes as pods: after each hostile rollout, the pod Reset hands over
+// shows its user what a fresh Start's pod shows.
+func TestKubeResetEqualsFreshStart(t *testing.T) {
+	resetEqualsFreshStart(t, kubetest.Client(t))
 }
 
 // TestKubeSubmit grades the gold patch and no change through a task
