@@ -12,7 +12,6 @@ import (
 
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
-	"github.com/swebox/swebox/swebench/task"
 )
 
 func shell(t *testing.T, sb *sandbox.Sandbox, script string) string {
@@ -93,17 +92,7 @@ func startDiffReset(t *testing.T, c *sandbox.Client, unreachable string) {
 
 	// The used sandbox is removed, and with Close the new one and its
 	// spare: nothing of the environment is left on the engine.
-	ofTask := func() []string {
-		objs, err := c.List(ctx, sandbox.ListRequest{Labels: map[string]string{task.LabelTask: inst.InstanceID}})
-		require.NoError(t, err)
-		var ids []string
-		for _, o := range objs {
-			if o.Kind == sandbox.KindSandbox {
-				ids = append(ids, o.ID)
-			}
-		}
-		return ids
-	}
+	ofTask := func() []string { return taskSandboxes(t, c, inst.InstanceID) }
 	require.Eventually(t, func() bool { return !slices.Contains(ofTask(), old.ID()) }, time.Minute, 100*time.Millisecond, "the used sandbox is removed")
 	require.NoError(t, env.Close())
 	// A pod may take a moment to go after its deletion.

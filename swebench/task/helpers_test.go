@@ -71,3 +71,17 @@ func newTasks(t testing.TB, d demo, c *sandbox.Client) *task.Tasks {
 }
 
 func stringReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// taskSandboxes lists the ids of the sandboxes c's session has for task id.
+func taskSandboxes(t testing.TB, c *sandbox.Client, id string) []string {
+	t.Helper()
+	objs, err := c.List(context.Background(), sandbox.ListRequest{Labels: map[string]string{task.LabelTask: id}})
+	require.NoError(t, err)
+	var ids []string
+	for _, o := range objs {
+		if o.Kind == sandbox.KindSandbox {
+			ids = append(ids, o.ID)
+		}
+	}
+	return ids
+}

@@ -298,17 +298,7 @@ func TestResetSpares(t *testing.T) {
 	c := testenv.Client(t)
 	ctx := context.Background()
 	inst := d.rows[0]
-	count := func() int {
-		objs, err := c.List(ctx, sandbox.ListRequest{Labels: map[string]string{task.LabelTask: inst.InstanceID}})
-		require.NoError(t, err)
-		n := 0
-		for _, o := range objs {
-			if o.Kind == sandbox.KindSandbox {
-				n++
-			}
-		}
-		return n
-	}
+	count := func() int { return len(taskSandboxes(t, c, inst.InstanceID)) }
 	for _, noSpare := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoSpare=%v", noSpare), func(t *testing.T) {
 			tasks, err := task.New(ctx, task.Config{Eval: evalConfig(d, c), Dir: t.TempDir(), NoSpare: noSpare})
