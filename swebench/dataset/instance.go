@@ -112,6 +112,9 @@ func decodeInstance(data []byte) (Instance, *fieldError) {
 	if ferr != nil {
 		return Instance{}, ferr
 	}
+	if fields, ferr = mapRow(fields); ferr != nil {
+		return Instance{}, ferr
+	}
 	var in Instance
 	str := func(name string, dst *string, required bool) *fieldError {
 		raw, ok := fields[name]
