@@ -175,3 +175,58 @@ func TestMultiSWELanguages(t *testing.T) {
 		assert.True(t, langs[l], l)
 	}
 }
+
+// multiSWEHubRow is a Multi-SWE-bench row in Parquet: base a struct column,
+// the test dicts and results JSON text.
+type multiSWEHubRow struct {
+	Org    string `parquet:"org"`
+	Repo   string `parquet:"repo"`
+	Number int64  `parquet:"number"`
+	Base   struct {
+		Label string `parquet:"label"`
+		Ref   string `parquet:"ref"`
+		SHA   string `parquet:"sha"`
+	} `parquet:"base"`
+	FixPatch   string `parquet:"fix_patch"`
+	TestPatch  string `parquet:"test_patch"`
+	F2P        string `parquet:"f2p_tests"`
+	P2P        string `parquet:"p2p_tests"`
+	S2P        string `parquet:"s2p_tests"`
+	N2P        string `parquet:"n2p_tests"`
+	RunResult  string `parquet:"run_result"`
+	TestResult string `parquet:"test_patch_result"`
+}
+
+// Multi-SWE-bench's rows, read by its dataset's name from the Hub fake,
+// are the family's and grade as the JSONL fixtures do.
+func TestMultiSWELoadsByHubName(t *testing.T) {
+	rows, want := loadMultiSWE(t)
+	var pq []multiSWEHubRow
+	for _, in := range rows {
+		var h multiSWEHubRow
+		r, err := family.MultiSWERowOf(in)
+		require.NoError(t, err)
+		h.Org, h.Repo, h.Number, h.Base.SHA, h.FixPatch, h.TestPatch = r.Org, r.Repo, int64(r.Number), r.BaseSHA, r.FixPatch, r.TestPatch
+		for field, dst := range map[string]*string{"f2p_tests": &h.F2P, "p2p_tests": &h.P2P, "s2p_tests": &h.S2P, "n2p_tests": &h.N2P,
+			"run_result": &h.RunResult, "test_patch_result": &h.TestResult} {
+			*dst = string(in.Extra[field])
+		}
+		pq = append(pq, h)
+	}
+	const name = "ByteDance-Seed/Multi-SWE-bench"
+	loaded := loadByName(t, name, "test", parquetBytes(t, pq))
+	require.Len(t, loaded, len(rows))
+	for i, in := range loaded {
+		f, _, err := family.Resolve(in, family.Hint{Dataset: name})
+		require.NoError(t, err)
+		require.NotNil(t, f)
+		require.Equal(t, "multi-swe-bench", f.Name)
+		assert.Equal(t, rows[i].InstanceID, in.InstanceID)
+		assert.Equal(t, want[in.InstanceID].Image, f.ImageName(in, f.Namespace, "latest"))
+		got, err := family.MultiSWERowOf(in)
+		require.NoError(t, err)
+		exp, err := family.MultiSWERowOf(rows[i])
+		require.NoError(t, err)
+		assert.Equal(t, exp, got)
+	}
+}
