@@ -99,6 +99,9 @@ func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, er
 		return grade.InstanceReport{}, fmt.Errorf("decode test output: %w", err)
 	}
 	inst := req.Instance
+	if ts.FailToPass != nil || ts.PassToPass != nil {
+		inst.FailToPass, inst.PassToPass = ts.FailToPass, ts.PassToPass
+	}
 	report, err := grade.Grade(grade.Input{
 		InstanceID: inst.InstanceID, Log: text, Parser: ts.Parser, Repo: inst.Repo, Version: inst.Version,
 		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,

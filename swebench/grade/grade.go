@@ -275,6 +275,9 @@ func Grade(in Input) (InstanceReport, error) {
 	if in.Grading == harness.GradingSWEGym {
 		return gradeSWEGym(in)
 	}
+	if in.Grading == harness.GradingPro {
+		return gradePro(in, rules)
+	}
 	rep := InstanceReport{InstanceID: in.InstanceID, Rules: rules}
 	if rules == harness.V5 && in.InfraFailureReason != "" {
 		rep.InfraFailure, rep.InfraFailureReason = true, in.InfraFailureReason

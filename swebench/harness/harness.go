@@ -49,11 +49,17 @@ const (
 	// rule, but the parser reads the whole log, which is usable only where
 	// it says "applied patch" and holds no failure marker.
 	GradingSWEGym Grading = "swe-gym"
+	// GradingPro is SWE-bench Pro's (scaleapi/SWE-bench_Pro-os,
+	// swe_bench_pro_eval.py): the per-instance parser.py writes
+	// output.json, a list of tests with statuses; resolved when every
+	// fail_to_pass and pass_to_pass test is among those PASSED. No
+	// output.json is unresolved.
+	GradingPro Grading = "swe-bench-pro"
 )
 
 // Valid reports whether g is "" or one of the known rules.
 func (g Grading) Valid() bool {
-	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym
+	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym || g == GradingPro
 }
 
 // OrDefault is g, or [GradingSWEBench] when g is empty.

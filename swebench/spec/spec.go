@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -61,6 +62,10 @@ type TestSpec struct {
 	// harness keeps (SWE-rebench's fork is 4.0.3: v4); "" grades by the
 	// run's rules.
 	Rules harness.Rules
+	// FailToPass and PassToPass are the tests graded, as the row's family
+	// reads them from its own fields (SWE-bench Pro's lowercase
+	// fail_to_pass); nil grades the row's FAIL_TO_PASS and PASS_TO_PASS.
+	FailToPass, PassToPass []string
 
 	EvalCommands []string // run before the informational git commands (Django locale setup)
 	Install      string   // run again in eval.sh, e.g. "python -m pip install -e ."
@@ -131,6 +136,7 @@ type config struct {
 	defaultImage string
 	rules        harness.Rules
 	imageName    func(instanceID, namespace, tag string) string
+	familyFiles  fs.FS
 }
 
 // WithMode selects prebuilt-image or workspace mode. Default
@@ -228,6 +234,26 @@ func WithImageName(name func(instanceID, namespace, tag string) string) Option {
 		c.imageName = name
 		return nil
 	}
+}
+
+// WithFamilyFiles gives a family the files its harness reads beside the
+// rows (SWE-bench Pro's run_scripts/ and dockerfiles/: a checkout of
+// scaleapi/SWE-bench_Pro-os). Default none.
+func WithFamilyFiles(fsys fs.FS) Option {
+	return func(c *config) error {
+		c.familyFiles = fsys
+		return nil
+	}
+}
+
+// FamilyFiles is the [WithFamilyFiles] of opts, or nil; an option that
+// fails is ignored here (For reports it).
+func FamilyFiles(opts ...Option) fs.FS {
+	var c config
+	for _, o := range opts {
+		_ = o(&c)
+	}
+	return c.familyFiles
 }
 
 // ErrNoBaseCommit is returned for instances without base_commit.
