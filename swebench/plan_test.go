@@ -50,6 +50,7 @@ func TestPrepareInfersMode(t *testing.T) {
 		{name: "tag", cfg: swebench.Config{ImageTag: "v2"}, want: harness.ModePrebuilt},
 		{name: "no namespace", cfg: swebench.Config{Namespace: swebench.NoNamespace}, rows: withImage, want: harness.ModeWorkspace},
 		{name: "no namespace with a tag", cfg: swebench.Config{Namespace: swebench.NoNamespace, ImageTag: "v1"}, rows: mixed, want: harness.ModePrebuilt},
+		{name: "images built as upstream builds them", cfg: swebench.Config{Namespace: swebench.NoNamespace, BuildImages: &swebench.ImageBuild{}}, rows: withImage, want: harness.ModePrebuilt},
 		{name: "image beats row images", cfg: swebench.Config{Image: "img"}, rows: withImage, want: harness.ModeWorkspace},
 		{name: "repo sources beat row images", cfg: swebench.Config{RepoSources: []string{"/r"}}, rows: withImage, want: harness.ModeWorkspace},
 		{name: "image map", cfg: swebench.Config{ImageMap: map[string]string{"a/b": "img"}}, rows: withImage, want: harness.ModeWorkspace},
@@ -165,6 +166,14 @@ func TestConfigValidate(t *testing.T) {
 		{name: "shard", cfg: swebench.Config{RunID: "r", Shard: swebench.Shard{Index: 3, Count: 2}}, field: "Shard"},
 		{name: "repeat with rewrite", cfg: swebench.Config{RunID: "r", Repeat: 2, RewriteReports: true}, field: "Repeat", conflict: "RewriteReports"},
 		{name: "gold and predictions", cfg: swebench.Config{RunID: "r", Gold: true, Predictions: []dataset.Prediction{{InstanceID: "a"}}}, field: "Predictions", conflict: "Gold"},
+		{name: "task repo with namespace", cfg: swebench.Config{RunID: "r", TaskRepo: "tr", Namespace: "swebench"}, field: "TaskRepo", conflict: "Namespace"},
+		{name: "task repo with tag", cfg: swebench.Config{RunID: "r", TaskRepo: "tr", ImageTag: "v1"}, field: "TaskRepo", conflict: "ImageTag"},
+		{name: "task repo with no namespace", cfg: swebench.Config{RunID: "r", TaskRepo: "tr", Namespace: swebench.NoNamespace}, field: "TaskRepo", conflict: "Namespace"},
+		{name: "task repo in workspace mode", cfg: swebench.Config{RunID: "r", TaskRepo: "tr", Mode: harness.ModeWorkspace}, field: "TaskRepo", conflict: "Mode"},
+		{name: "task repo with an image map", cfg: swebench.Config{RunID: "r", TaskRepo: "tr", ImageMapFile: "m.json"}, field: "TaskRepo", conflict: "ImageMapFile"},
+		{name: "build with a namespace", cfg: swebench.Config{RunID: "r", BuildImages: &swebench.ImageBuild{}, Namespace: "swebench"}, field: "BuildImages", conflict: "Namespace"},
+		{name: "build in workspace mode", cfg: swebench.Config{RunID: "r", BuildImages: &swebench.ImageBuild{}, Namespace: swebench.NoNamespace, Mode: harness.ModeWorkspace}, field: "BuildImages", conflict: "Mode"},
+		{name: "build with an image", cfg: swebench.Config{RunID: "r", BuildImages: &swebench.ImageBuild{}, Namespace: swebench.NoNamespace, Image: "i"}, field: "Image", conflict: "BuildImages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, err := range []error{tc.cfg.Validate(), prepareErr(tc.cfg)} {
@@ -177,6 +186,16 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 	assert.NoError(t, swebench.Config{RunID: "r", Namespace: swebench.NoNamespace, Image: "i"}.Validate())
+	assert.NoError(t, swebench.Config{RunID: "r", Namespace: swebench.NoNamespace, BuildImages: &swebench.ImageBuild{}, RepoSources: []string{"/r"}}.Validate(),
+		"the builds read dependency files from the repository sources")
+	assert.NoError(t, swebench.Config{RunID: "r", TaskRepo: "tr", RepoSources: []string{"/r"}}.Validate())
+}
+
+// The official --namespace's spellings of "no namespace".
+func TestIsNoNamespace(t *testing.T) {
+	for ns, want := range map[string]bool{"": true, "none": true, "None": true, "null": true, "NULL": true, "swebench": false, "nonex": false} {
+		assert.Equal(t, want, swebench.IsNoNamespace(ns), "%q", ns)
+	}
 }
 
 func prepareErr(cfg swebench.Config) error {

@@ -19,7 +19,10 @@ import (
 // the official images; Image, ImageMap, ImageMapFile, Repos, RepoSources,
 // KeepWorkspaces, ShareObjects and CopyWorkspace are workspace mode's. A
 // field of one mode with a field (or the Mode) of the other is an error,
-// never a silent choice.
+// never a silent choice. BuildImages asks for prebuilt mode in the images
+// it builds, named without a namespace (Namespace NoNamespace). TaskRepo's
+// rows each name their own image, so the fields that name images or ask
+// for workspace mode contradict it.
 func (cfg Config) Validate() error {
 	if cfg.RunID == "" {
 		return &ConfigError{Field: "RunID", Reason: "required"}
@@ -57,6 +60,30 @@ func (cfg Config) Validate() error {
 		return &ConfigError{Field: "Predictions", Conflict: "Gold", Reason: "Gold makes the predictions from the dataset"}
 	}
 	ws, pb := cfg.workspaceField(), cfg.prebuiltField()
+	if cfg.TaskRepo != "" {
+		switch {
+		case pb != "":
+			return &ConfigError{Field: "TaskRepo", Conflict: pb, Reason: "each row names its own image (task.yaml image); the official images' namespace and tag do not apply"}
+		case cfg.Namespace == NoNamespace:
+			return &ConfigError{Field: "TaskRepo", Conflict: "Namespace", Reason: "each row names its own image (task.yaml image), built from its task's Dockerfile; the official images' namespace does not apply"}
+		case cfg.Mode == harness.ModeWorkspace || ws == "Image" || ws == "ImageMap" || ws == "ImageMapFile":
+			conflict := ws
+			if cfg.Mode == harness.ModeWorkspace {
+				conflict = "Mode"
+			}
+			return &ConfigError{Field: "TaskRepo", Conflict: conflict, Reason: "the task repository's rows run in the images built from their Dockerfiles; it does not run workspace mode"}
+		}
+	}
+	if cfg.BuildImages != nil {
+		switch {
+		case cfg.Namespace != NoNamespace:
+			return &ConfigError{Field: "BuildImages", Conflict: "Namespace", Value: cfg.Namespace, Reason: "images are built under upstream's local names, which only NoNamespace names"}
+		case cfg.Mode == harness.ModeWorkspace:
+			return &ConfigError{Field: "BuildImages", Conflict: "Mode", Reason: "the instances run in the images built, in prebuilt mode"}
+		case ws != "":
+			return &ConfigError{Field: ws, Conflict: "BuildImages", Reason: "the first applies to workspace mode; the instances run in the images built, in prebuilt mode"}
+		}
+	}
 	switch {
 	case ws != "" && pb != "":
 		return &ConfigError{Field: ws, Conflict: pb, Reason: "the first applies to workspace mode, the second selects the official images"}
@@ -66,6 +93,19 @@ func (cfg Config) Validate() error {
 		return &ConfigError{Field: pb, Conflict: "Mode", Reason: "the first names official images, the mode is workspace"}
 	}
 	return nil
+}
+
+// IsNoNamespace reports whether ns, given as the official --namespace flag,
+// is one of its spellings of "no namespace" ("none", "null" or "", in any
+// letter case): Config.Namespace NoNamespace, the images named as the
+// official harness builds them locally. A flag that was not given is
+// Config's default instead, which is why "" is a spelling here only.
+func IsNoNamespace(ns string) bool {
+	switch strings.ToLower(ns) {
+	case "", NoNamespace, "null":
+		return true
+	}
+	return false
 }
 
 // workspaceField is the first field set that only workspace mode uses, ""
@@ -113,6 +153,9 @@ func (cfg Config) askedMode() harness.Mode {
 	switch {
 	case cfg.Mode != "":
 		return cfg.Mode
+	case cfg.BuildImages != nil:
+		// The images built are the official images, built here.
+		return harness.ModePrebuilt
 	case cfg.prebuiltField() != "":
 		return harness.ModePrebuilt
 	case cfg.Namespace == NoNamespace, cfg.workspaceField() != "":

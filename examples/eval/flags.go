@@ -13,7 +13,6 @@ import (
 
 	"github.com/swebox/swebox/internal/engineflags"
 	"github.com/swebox/swebox/swebench"
-	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/harness"
 )
@@ -286,9 +285,6 @@ func (o *runOptions) validate() error {
 	if o.RunID == "" {
 		return usagef("--run_id is required")
 	}
-	if _, err := dataset.SafePathComponent(dataset.KindRunID, o.RunID); err != nil {
-		return usagef("--run_id: %v", err)
-	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be a positive number of seconds, got %d", o.Timeout)
 	}
@@ -304,11 +300,6 @@ func (o *runOptions) validate() error {
 	if o.MaxWorkers <= 0 {
 		o.MaxWorkers = 1 // official: a value <= 0 runs sequentially
 	}
-	switch harness.Rules(o.Grading) {
-	case harness.V4, harness.V5:
-	default:
-		return usagef("--grading must be v4 or v5, got %q", o.Grading)
-	}
 	if o.LogDir == "" {
 		return usagef("--log_dir must not be empty")
 	}
@@ -320,7 +311,7 @@ func (o *runOptions) validate() error {
 	default:
 		return usagef("--cache_level must be one of none, base, env, instance, got %q", o.CacheLevel)
 	}
-	if o.ForceRebuild && o.set["namespace"] && !noneNamespace(o.Namespace) {
+	if o.ForceRebuild && o.set["namespace"] && !swebench.IsNoNamespace(o.Namespace) {
 		// The official run_evaluation raises the same.
 		return usagef("cannot force rebuild and use a namespace at the same time")
 	}
@@ -337,24 +328,18 @@ func (o *runOptions) validate() error {
 	case o.set["prepull_window"] && o.PrepullWindow >= 0 && !o.KubeImageAffinity:
 		return usagef("--prepull_window needs --kube_image_affinity: a pulled image helps only when the instance's pod goes where it is")
 	}
-	if o.Kubeconfig != "" && o.set["namespace"] && noneNamespace(o.Namespace) && o.imageBuild() != nil {
+	if o.Kubeconfig != "" && o.set["namespace"] && swebench.IsNoNamespace(o.Namespace) && o.imageBuild() != nil {
 		return usagef("--namespace %s with --kubeconfig: images built here go to this machine's Docker engine, which the cluster's nodes do not pull from. "+
 			"Build them with Docker and push them to a registry the cluster pulls from (eval images build -d %s --push REGISTRY/NAMESPACE), "+
 			"then run with --kubeconfig and --namespace REGISTRY/NAMESPACE", pyQuoteNS(o.Namespace), orDash(o.DatasetName))
 	}
-	if o.TaskRepo != "" {
-		switch {
-		case o.Kubeconfig != "":
-			return usagef("--task_repo with --kubeconfig: the task images are built on this machine's Docker engine, which the cluster's nodes do not pull from. "+
-				"Build them with Docker for a registry the cluster pulls from (eval images build %s --namespace REGISTRY/NAMESPACE --push), "+
-				"and run with the task images' names in the rows", o.TaskRepo)
-		case o.set["namespace"] || o.set["instance_image_tag"]:
-			return usagef("--task_repo: each row names its own image (task.yaml image); --namespace and --instance_image_tag do not apply")
-		case o.Workspace || o.set["image"] || o.set["image_map"]:
-			return usagef("--task_repo builds each task's image; it does not run workspace mode (--workspace, --image, --image_map)")
-		}
+	if o.TaskRepo != "" && o.Kubeconfig != "" {
+		return usagef("--task_repo with --kubeconfig: the task images are built on this machine's Docker engine, which the cluster's nodes do not pull from. "+
+			"Build them with Docker for a registry the cluster pulls from (eval images build %s --namespace REGISTRY/NAMESPACE --push), "+
+			"and run with the task images' names in the rows", o.TaskRepo)
 	}
-	// The library decides which settings contradict each other.
+	// The library decides which settings contradict each other (the run
+	// id, the rules, the modes, a task repository's rows).
 	if err := runConfig(*o).Validate(); err != nil {
 		return configUsage(err)
 	}
@@ -366,7 +351,7 @@ var configFlags = map[string]string{
 	"Namespace": "--namespace", "ImageTag": "--instance_image_tag", "Image": "--image", "ImageMapFile": "--image_map",
 	"RepoSources": "--repos", "KeepWorkspaces": "--keep_workspaces", "ShareObjects": "--share_objects",
 	"Mode": "--workspace", "Family": "--family", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
-	"RewriteReports": "--rewrite_reports",
+	"RewriteReports": "--rewrite_reports", "TaskRepo": "--task_repo", "BuildImages": "--namespace none",
 }
 
 // configUsage turns a *swebench.ConfigError into a usage error in terms of
@@ -430,7 +415,7 @@ var noticeFlags = []struct{ name, notice string }{
 // notices returns the notice lines of the no-op official flags given.
 func (o *runOptions) notices() []string {
 	var out []string
-	building := o.set["namespace"] && noneNamespace(o.Namespace) && o.imageBuild() != nil
+	building := o.set["namespace"] && swebench.IsNoNamespace(o.Namespace) && o.imageBuild() != nil
 	for _, f := range noticeFlags {
 		if building && (f.name == "env_image_tag" || f.name == "force_rebuild" || f.name == "cache_level" || f.name == "clean") {
 			continue // honoured: the run builds images
@@ -455,15 +440,6 @@ func orDash(s string) string {
 		return "DATASET"
 	}
 	return s
-}
-
-// noneNamespace reports the official spellings of "no namespace".
-func noneNamespace(ns string) bool {
-	switch strings.ToLower(ns) {
-	case "", "none", "null":
-		return true
-	}
-	return false
 }
 
 // normalizeArgs rewrites the official argparse forms Go's flag package does

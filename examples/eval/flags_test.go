@@ -85,7 +85,7 @@ func TestParseRunFlags(t *testing.T) {
 		{name: "unsafe run id", args: []string{"-p", "gold", "--run_id", "../x"}, err: "--run_id"},
 		{name: "same flag under two names", args: append([]string{"-d", "a.json", "--dataset_name", "b.json"}, base...), err: "-d and --dataset_name name the same setting"},
 		{name: "positional argument", args: append([]string{"extra"}, base...), err: `unexpected argument "extra"`},
-		{name: "bad grading", args: append([]string{"--grading", "v3"}, base...), err: "--grading must be v4 or v5"},
+		{name: "bad grading", args: append([]string{"--grading", "v3"}, base...), err: `--grading "v3": want v4 or v5`},
 		{name: "bad timeout", args: append([]string{"--timeout", "0"}, base...), err: "--timeout must be a positive"},
 		{name: "timeout not a number", args: append([]string{"--timeout", "1h"}, base...), err: "want an integer"},
 		{name: "bad shard", args: append([]string{"--shard", "9/8"}, base...), err: "want 1 <= I <= N"},

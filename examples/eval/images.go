@@ -121,7 +121,7 @@ func runTaskImages(ctx context.Context, o imagesOptions, repo string, fs *flag.F
 	if set["arch"] {
 		to.arch = o.arch
 	}
-	if noneNamespace(to.namespace) {
+	if swebench.IsNoNamespace(to.namespace) {
 		to.namespace = ""
 	}
 	if o.push != "" {

@@ -320,11 +320,11 @@ func runConfig(o runOptions) swebench.Config {
 	}
 	if o.set["namespace"] {
 		cfg.Namespace = o.Namespace
-		if noneNamespace(o.Namespace) {
+		if swebench.IsNoNamespace(o.Namespace) {
 			cfg.Namespace = swebench.NoNamespace // official: locally built image names
-			if b := o.imageBuild(); b != nil {
-				cfg.Mode, cfg.BuildImages = harness.ModePrebuilt, b
-			}
+			// Built, then run in (prebuilt mode), unless a workspace
+			// flag says where the tests run instead.
+			cfg.BuildImages = o.imageBuild()
 		}
 	}
 	if o.set["instance_image_tag"] {

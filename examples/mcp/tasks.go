@@ -65,30 +65,23 @@ func evalConfig(cfg config, evals *evaluator, client *sandbox.Client, name strin
 		Sandboxes: []*sandbox.Client{client}, Limits: sandbox.Limits{Memory: cfg.Memory},
 		GradingMode: evals.grading,
 	}
-	prebuilt := cfg.Namespace != "" && !noneNamespace(cfg.Namespace) || cfg.ImageTag != ""
+	// An empty --namespace is the flag's default (not given), so only
+	// "none" and "null" are eval's --namespace none here.
+	none := cfg.Namespace != "" && swebench.IsNoNamespace(cfg.Namespace)
+	prebuilt := cfg.Namespace != "" && !none || cfg.ImageTag != ""
 	switch {
-	case noneNamespace(cfg.Namespace) && cfg.Namespace != "" && cfg.ImageMap == "":
+	case none && cfg.ImageMap == "":
 		// As eval's --namespace none: the images named as upstream
 		// builds them locally, sweb.eval.x86_64.<id>:<tag> (eval images
 		// build makes them); with --image_map, workspace mode.
 		ec.Namespace, ec.Mode = swebench.NoNamespace, harness.ModePrebuilt
-	case noneNamespace(cfg.Namespace) && cfg.Namespace != "":
+	case none:
 		ec.Namespace = swebench.NoNamespace
 		ec.Repos, ec.Image = evals.repos, cfg.Images[0]
 	case !prebuilt && (evals.repos != nil || cfg.ImageMap != ""):
 		ec.Repos, ec.Image = evals.repos, cfg.Images[0]
 	}
 	return ec
-}
-
-// noneNamespace is eval's test of --namespace none: "none" or "null", any
-// case.
-func noneNamespace(ns string) bool {
-	switch strings.ToLower(ns) {
-	case "none", "null":
-		return true
-	}
-	return false
 }
 
 // prepare prepares the tasks of every dataset when the server starts, so
