@@ -275,6 +275,9 @@ func Grade(in Input) (InstanceReport, error) {
 	if in.Grading == harness.GradingSWEGym {
 		return gradeSWEGym(in)
 	}
+	if in.Grading == harness.GradingPolyBench {
+		return gradePolyBench(in)
+	}
 	if in.Grading == harness.GradingPro {
 		return gradePro(in, rules)
 	}

@@ -57,9 +57,15 @@ const (
 	GradingPro Grading = "swe-bench-pro"
 )
 
+// GradingPolyBench is SWE-PolyBench's (amazon-science/SWE-PolyBench,
+// scoring.py instance_level_scoring, at 9c836c5): the row's parser class
+// reads the whole run log; resolved when every F2P test passed and no P2P
+// test failed (a P2P test the log does not mention passes).
+const GradingPolyBench Grading = "swe-polybench"
+
 // Valid reports whether g is "" or one of the known rules.
 func (g Grading) Valid() bool {
-	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym || g == GradingPro
+	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym || g == GradingPro || g == GradingPolyBench
 }
 
 // OrDefault is g, or [GradingSWEBench] when g is empty.
