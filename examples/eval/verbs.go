@@ -53,6 +53,7 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("eval grade", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var datasetName, split, id, logFile, grading, overrides string
+	var strict bool
 	for _, n := range []string{"dataset_name", "d"} {
 		fs.StringVar(&datasetName, n, "", "dataset file (.json/.jsonl) or directory")
 	}
@@ -63,8 +64,9 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&logFile, "log", "", "the instance's test_output.txt")
 	fs.StringVar(&grading, "grading", string(harness.V5), "official release whose parsers and grading rules apply: v4 or v5")
 	fs.StringVar(&overrides, "spec_overrides", "", "JSON file adjusting parsers of custom repositories")
+	fs.BoolVar(&strict, "strict", false, "strict grading's log rules (markers once each and in order, no graded test both passing and failing, the exit status): the official verdict minus every one a rule refuses, the findings in report.json's swebox.strict (see package swebench/strict)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: eval grade --dataset_name FILE --instance_id ID --log test_output.txt [--grading v4|v5]\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: eval grade --dataset_name FILE --instance_id ID --log test_output.txt [--grading v4|v5] [--strict]\n\n"+
 			"Grades one log as the official rewrite mode (--rewrite_reports) does and prints report.json.\n"+
 			"A log without any marker (written by harness 2.x) is graded whole, as it was when published.")
 		fs.PrintDefaults()
@@ -80,7 +82,11 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 	case grading != string(harness.V4) && grading != string(harness.V5):
 		return flagFailure("grade", fmt.Errorf("--grading must be v4 or v5, got %q", grading), fs, stdout, stderr)
 	}
-	report, err := gradeLog(datasetName, split, id, logFile, grading, overrides)
+	mode := swebench.GradingOfficial
+	if strict {
+		mode = swebench.GradingStrict
+	}
+	report, err := gradeLog(datasetName, split, id, logFile, grading, overrides, mode)
 	if err != nil {
 		fmt.Fprintf(stderr, "eval grade: %v\n", err)
 		return exitFailure
@@ -88,10 +94,15 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 	stdout.Write(report.Encode())
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stderr, "%s: %s\n", id, verdict(report))
+	if st := report.Notes.Strict; st != nil {
+		for _, f := range st.Findings {
+			fmt.Fprintf(stderr, "  %s\n", f)
+		}
+	}
 	return exitOK
 }
 
-func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade.InstanceReport, error) {
+func gradeLog(datasetName, split, id, logFile, grading, overrides string, mode swebench.GradingMode) (grade.InstanceReport, error) {
 	rows, err := loadRows(context.Background(), datasetName, split, io.Discard)
 	if err != nil {
 		return grade.InstanceReport{}, err
@@ -105,7 +116,7 @@ func gradeLog(datasetName, split, id, logFile, grading, overrides string) (grade
 	if inst == nil {
 		return grade.InstanceReport{}, &dataset.UnknownIDsError{What: "instance", IDs: []string{id}}
 	}
-	req := swebench.GradeRequest{Instance: *inst, Rules: harness.Rules(grading)}
+	req := swebench.GradeRequest{Instance: *inst, Rules: harness.Rules(grading), GradingMode: mode}
 	if overrides != "" {
 		if req.Overrides, err = spec.LoadOverrides(overrides); err != nil {
 			return grade.InstanceReport{}, err
