@@ -33,6 +33,10 @@ const (
 type stagedAssets struct {
 	files   map[string][]byte
 	restore []string
+	// downloads, when not nil, replace the spec's Downloads: v4.1.0's
+	// JavaScript download lines with each curl of a staged asset made a
+	// copy (see stageDownloads).
+	downloads []string
 }
 
 // stageAssets is 5.0.2's _stage_image_assets, for a run under v5 rules
@@ -46,7 +50,10 @@ type stagedAssets struct {
 // because the sandbox's root is read-only.
 func (e *evaluator) stageAssets(ctx context.Context, ts spec.TestSpec, dir string, ilog *instanceLog) (stagedAssets, error) {
 	var out stagedAssets
-	if e.rules != harness.V5 || len(ts.Downloads) > 0 {
+	if len(ts.Downloads) > 0 {
+		return e.stageDownloads(ctx, ts, dir, ilog)
+	}
+	if e.rules != harness.V5 {
 		return out, nil
 	}
 	assets := append(append([]spec.ImageAsset(nil), ts.ImageAssets.TestPatch...), ts.ImageAssets.Patch...)
@@ -107,4 +114,55 @@ func fetchAsset(ctx context.Context, url string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", assetLimit)
 	}
 	return data, nil
+}
+
+// stageDownloads serves v4.1.0's JavaScript eval script (the Multimodal
+// repositories), which fetches each test_patch image asset with
+// "curl -o <path> <url>" inside the container after the reset. The
+// sandbox has no network, so there curl fails and the rendering tests
+// that compare with the baseline fail with it: a verdict upstream would
+// not give. Instead the host fetches each asset, as stageAssets does for
+// v5, into <instance log dir>/image_assets/, and the script's curl line
+// becomes a copy from the staged file; the mkdir and chmod lines around it
+// stay as upstream writes them. An asset the host cannot fetch is logged
+// and its curl line dropped: the file is missing, as it would be where
+// upstream's curl fails.
+func (e *evaluator) stageDownloads(ctx context.Context, ts spec.TestSpec, dir string, ilog *instanceLog) (stagedAssets, error) {
+	out := stagedAssets{files: map[string][]byte{}, downloads: []string{}}
+	copies := map[string]string{} // curl line -> its replacement, "" to drop it
+	for _, a := range ts.ImageAssets.TestPatch {
+		curl := "curl -o " + a.Path + " " + a.URL
+		copies[curl] = ""
+		data, err := fetchAsset(ctx, a.URL)
+		if err != nil {
+			ilog.printf("Could not fetch image asset %s (upstream's eval.sh fetches it inside the container): %v", a.URL, err)
+			continue
+		}
+		flat := strings.ReplaceAll(a.Path, "/", "__")
+		if _, err := dataset.SafePathComponent("image_assets path", flat); err != nil {
+			return out, fmt.Errorf("image asset path %q: %w", a.Path, err)
+		}
+		staging := filepath.Join(dir, "image_assets")
+		if err := os.MkdirAll(staging, 0o755); err != nil {
+			return out, fmt.Errorf("create %s: %w", staging, err)
+		}
+		if err := writeFileAtomic(filepath.Join(staging, flat), data); err != nil {
+			return out, err
+		}
+		out.files[assetPrefix+flat] = data
+		copies[curl] = "cp " + stagedDir + "/" + assetPrefix + flat + " " + a.Path
+	}
+	staged := 0
+	for _, line := range ts.Downloads {
+		cp, ok := copies[line]
+		switch {
+		case !ok:
+			out.downloads = append(out.downloads, line)
+		case cp != "":
+			out.downloads = append(out.downloads, cp)
+			staged++
+		}
+	}
+	ilog.printf("Staged %d of %d image asset(s) on the host for eval.sh's downloads (the sandbox has no network)", staged, len(ts.ImageAssets.TestPatch))
+	return out, nil
 }

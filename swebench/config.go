@@ -221,6 +221,13 @@ type Config struct {
 	InstanceTimeout time.Duration
 	// Runtime is the OCI runtime of every sandbox, e.g. "runsc".
 	Runtime string
+	// GrantCapabilities adds to an instance's sandbox the capabilities
+	// upstream adds to its container (SYS_ADMIN, for the Multimodal
+	// Chart.js rows' browser tests) under any runtime; each grant is
+	// written to run_instance.log. Without it they are added only inside
+	// gVisor (Runtime "runsc"), whose kernel is not the host's, and
+	// elsewhere the log says they were left out. Default false.
+	GrantCapabilities bool
 	// Limits of every sandbox; zero fields take the sandbox defaults.
 	Limits sandbox.Limits
 	// TestOutputLimit caps test_output.txt on disk; the head and the last

@@ -248,6 +248,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err != nil {
 		return err
 	}
+	if assets.downloads != nil {
+		ts.Downloads = assets.downloads
+	}
 	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
 	var sr *strictRun
 	if e.cfg.GradingMode == GradingStrict {
@@ -261,6 +264,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	client := e.cfg.Sandboxes[n%len(e.cfg.Sandboxes)]
 	if err := e.images.ensure(ctx, client, ts.Image); err != nil {
 		return err
+	}
+	if _, note := e.capabilities(inst); note != "" {
+		ilog.printf("%s", note)
 	}
 	sbSpec, populate, cleanup, err := e.sandboxSpec(ctx, client, inst, ts, ilog)
 	defer func() { err = errors.Join(err, cleanup()) }()

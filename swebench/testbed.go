@@ -66,6 +66,8 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
 	tb.Spec = SandboxSpec(ts.Image)
 	tb.Spec.Policy, tb.Spec.Labels, tb.Spec.Runtime, tb.Spec.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
+	caps, _ := e.capabilities(inst)
+	tb.Spec.Relax.CapAdd = caps
 	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return tb
 	}
@@ -93,6 +95,7 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 		tb.Spec = sandbox.Spec{
 			Image: ts.Image, WorkspaceTarget: harness.RepoDir, WorkingDir: harness.RepoDir,
 			User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
+			Relax: sandbox.Relax{CapAdd: caps},
 		}
 	}
 	return tb

@@ -225,15 +225,7 @@ func (p *Planner) For(ctx context.Context, inst dataset.Instance) (Spec, error) 
 	if p.arch == ArchARM64 {
 		s.Platform = "linux/arm64/v8"
 	}
-	if ra, ok := bs.dockerSpecs.lookup("run_args"); ok {
-		if d, ok := ra.(pyDict); ok {
-			if caps, ok := d.lookup("cap_add"); ok {
-				for _, c := range caps.([]any) {
-					s.CapAdd = append(s.CapAdd, c.(string))
-				}
-			}
-		}
-	}
+	s.CapAdd = bs.capAdd()
 
 	var envList, repoList []string
 	var err error
