@@ -324,6 +324,14 @@ type InstanceResult struct {
 	OOMKills int
 	// PatchCommand is the patch attempt that worked.
 	PatchCommand string
+	// PatchAttempts are the patch commands run, in order, each with its
+	// exit status and output (capped): the last applied the patch
+	// (PatchCommand) unless the outcome is OutcomePatchFailed, where they
+	// are what upstream logs after "Patch Apply Failed".
+	PatchAttempts []PatchAttempt `json:",omitempty"`
+	// LogTail is the end of the instance's test_output.txt, at most
+	// LogTailLimit bytes, "" when the tests did not run.
+	LogTail string `json:",omitempty"`
 	// Duration is the instance's wall time; TestDuration the eval script's.
 	Duration, TestDuration time.Duration
 	// LogDir is the instance's log directory.

@@ -120,6 +120,28 @@ func TestEvaluateWorkspaceMode(t *testing.T) {
 			}
 		})
 	}
+	// The result carries what the logs say of the patch and the tests.
+	applied := got["calc__calc-1"]
+	require.NotEmpty(t, applied.PatchAttempts)
+	last := applied.PatchAttempts[len(applied.PatchAttempts)-1]
+	assert.True(t, last.Applied())
+	assert.Equal(t, applied.PatchCommand, last.Command)
+	testOutput, err := os.ReadFile(filepath.Join(applied.LogDir, "test_output.txt"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, applied.LogTail)
+	assert.Equal(t, string(testOutput), applied.LogTail, "a short test_output.txt is its own tail")
+	failed := got["calc__calc-4"]
+	require.NotEmpty(t, failed.PatchAttempts)
+	runLog, err := os.ReadFile(filepath.Join(failed.LogDir, "run_instance.log"))
+	require.NoError(t, err)
+	for _, a := range failed.PatchAttempts {
+		assert.False(t, a.Applied(), a.Command)
+		assert.NotEmpty(t, a.Output, a.Command)
+		assert.Contains(t, string(runLog), "$ "+a.Command+" (exit ", "run_instance.log lists the attempt the result carries")
+	}
+	assert.Empty(t, failed.LogTail, "the tests did not run")
+	assert.Contains(t, got["calc__calc-6"].LogTail, "Timeout error", "a timed-out run's log ends with upstream's timeout line")
+
 	assert.Equal(t, swebench.OutcomeEmptyPatch, res.Outcomes["calc__calc-5"])
 	assert.Len(t, res.Outcomes, 6, "one outcome per submitted instance")
 	assert.Equal(t, string(swebench.OutcomePatchFailed), swebenchtest.RunReport(t, res.ReportPath)[grade.OutcomesKey].(map[string]any)["calc__calc-4"], "the run report holds them")

@@ -319,7 +319,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{"patch.diff": []byte(patch)}), Dest: harness.RepoDir + "/.git"}); err != nil {
 		return fmt.Errorf("copy patch: %w", err)
 	}
-	applied, err := e.applyPatch(ctx, sb, ilog)
+	applied, err := e.applyPatch(ctx, sb, ilog, res)
 	if err != nil {
 		return err
 	}
@@ -373,6 +373,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	}
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("write test_output.txt: %w", err)
+	}
+	if t, err := fileTail(outPath, LogTailLimit); err == nil {
+		res.LogTail = t
 	}
 	ilog.printf("Eval script finished in %s with exit code %d", res.TestDuration, run.ExitCode)
 	if run.TimedOut {
@@ -470,8 +473,9 @@ func workspaceUser() (user string, owner *repo.Owner) {
 	return sandbox.DefaultUser, &repo.Owner{UID: 1000, GID: 1000}
 }
 
-// applyPatch runs the official patch fallbacks; the first that exits 0 wins.
-func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog) (string, error) {
+// applyPatch runs the official patch fallbacks; the first that exits 0
+// wins. Each command run is added to res.PatchAttempts.
+func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, res *InstanceResult) (string, error) {
 	attempts, err := spec.PatchCommands(e.cfg.Rules, stagedPatch)
 	if err != nil {
 		return "", err
@@ -489,6 +493,7 @@ func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *i
 		if err != nil {
 			return "", err
 		}
+		res.PatchAttempts = append(res.PatchAttempts, patchAttempt(argv, r))
 		cmd := strings.Join(argv, " ")
 		if r.ExitCode == 0 && !r.TimedOut {
 			ilog.printf("%s:\n%s\n%s", harness.AppliedPatchMarker, cmd, r.Stdout.String()+r.Stderr.String())
@@ -500,6 +505,7 @@ func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *i
 	if e.rules == harness.V5 {
 		argv := spec.ReverseCheckCommand(stagedPatch)
 		if r, err := e.exec(ctx, sb, argv2req(argv, patchTimeout)); err == nil && r.ExitCode == 0 {
+			res.PatchAttempts = append(res.PatchAttempts, patchAttempt(argv, r))
 			ilog.printf("%s: %s", harness.PatchAlreadyAppliedMarker, strings.Join(argv, " "))
 			return strings.Join(argv, " "), nil
 		}
@@ -563,6 +569,9 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 		return res, false
 	}
 	res.LogDir = dir
+	if t, err := fileTail(outPath, LogTailLimit); err == nil {
+		res.LogTail = t
+	}
 	ts, err := e.specs[inst.InstanceID].ts, e.specs[inst.InstanceID].err
 	var report grade.InstanceReport
 	if err == nil {
