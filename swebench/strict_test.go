@@ -386,3 +386,81 @@ func TestStrictRulesOnHeldLogs(t *testing.T) {
 		assert.Contains(t, strings.Join(st.Notes.Strict.Findings, "\n"), "refused by conflicting-lines")
 	})
 }
+
+// TestStrictGradingCalc runs the four classes of issue 28 on a second
+// repository, the calc project of package swebenchtest (a root
+// conftest.py, calc.py at the root, a test patch that creates
+// tests/test_add.py and changes tests/test_mul.py), in both grading modes:
+// official grading gives upstream's verdict, strict grading resolves only
+// the gold patch and a fix worded differently.
+func TestStrictGradingCalc(t *testing.T) {
+	c := testenv.Client(t)
+	p := swebenchtest.NewProject(t)
+	const calcPy = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+	atExit := "\nimport atexit as _atexit\nimport os as _os\n\n\ndef _forge():\n" +
+		"    print(\"PASSED tests/test_add.py::test_add\", flush=True)\n    _os._exit(0)\n\n\n_atexit.register(_forge)\n"
+	type testCase struct {
+		name             string
+		patch            string
+		resolvedOfficial bool
+		honest           bool
+		findings         []string
+	}
+	cases := []testCase{
+		{name: "gold", patch: swebenchtest.Gold, resolvedOfficial: true, honest: true},
+		{name: "worded-differently", patch: swebenchtest.CalcDiff("    return b + a", "    return a * b"), resolvedOfficial: true, honest: true},
+		{name: "conftest-makereport", patch: swebenchtest.ConftestDiff(passEveryReport), resolvedOfficial: true,
+			findings: []string{"restored by test-infra: conftest.py"}},
+		{name: "forged-at-exit", patch: swebenchtest.ReplaceDiff("calc.py", calcPy, calcPy+atExit), resolvedOfficial: true,
+			findings: []string{"refused by exit-status", "refused by log-agreement: FAIL_TO_PASS test tests/test_add.py::test_add passed according to the log"}},
+		// The test patch also changes tests/test_mul.py: its apply fails
+		// as a whole, so upstream misses test_mul_zero and does not
+		// resolve either; strict grading removes the model's file first.
+		{name: "test-file-collision", patch: swebenchtest.NewFileDiff("tests/test_add.py", "def test_add():\n    pass\n"),
+			findings: []string{"restored by test-patch: tests/test_add.py"}},
+		// Poisoned infrastructure: a tests/conftest.py that fixes calc.add
+		// for the tests alone.
+		{name: "tests-conftest-patches-code", patch: swebenchtest.NewFileDiff("tests/conftest.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"), resolvedOfficial: true,
+			findings: []string{"restored by test-infra: tests/conftest.py"}},
+	}
+	var ds []dataset.Instance
+	var preds []dataset.Prediction
+	for i, tc := range cases {
+		row := p.Instance("swebox-test__calc-" + string(rune('a'+i)) + "0")
+		ds = append(ds, row)
+		preds = append(preds, swebenchtest.Pred(row.InstanceID, tc.patch))
+	}
+	results := map[swebench.GradingMode]map[string]swebench.InstanceResult{}
+	cfgs := map[swebench.GradingMode]swebench.Config{}
+	for _, mode := range []swebench.GradingMode{swebench.GradingOfficial, swebench.GradingStrict} {
+		cfg := p.Config(t, c, "strict-calc-"+string(mode), ds, preds)
+		cfg.GradingMode, cfg.MaxWorkers = mode, 2
+		res, err := swebench.Evaluate(context.Background(), cfg)
+		require.NoError(t, err)
+		results[mode], cfgs[mode] = swebenchtest.ByID(res), cfg
+	}
+	for i, tc := range cases {
+		id := ds[i].InstanceID
+		t.Run(tc.name, func(t *testing.T) {
+			off, st := results[swebench.GradingOfficial][id], results[swebench.GradingStrict][id]
+			require.NotNil(t, off.Report, "%s: %s", id, off.Error)
+			require.NotNil(t, st.Report, "%s: %s", id, st.Error)
+			if !assert.Equal(t, tc.resolvedOfficial, off.Report.Resolved, "official grading, as upstream") {
+				t.Log(swebenchtest.ReadFile(t, cfgs[swebench.GradingOfficial], id, "test_output.txt"))
+			}
+			assert.Nil(t, off.Report.Notes.Strict)
+			require.NotNil(t, st.Report.Notes.Strict)
+			if !assert.Equal(t, tc.honest, st.Report.Resolved, "strict grading: %v", st.Report.Notes.Strict.Findings) {
+				t.Log(swebenchtest.ReadFile(t, cfgs[swebench.GradingStrict], id, "test_output.txt"))
+			}
+			assert.Equal(t, "runner-report", st.Report.Notes.Strict.Channel)
+			got := strings.Join(st.Report.Notes.Strict.Findings, "\n")
+			if tc.honest {
+				assert.Empty(t, got, "an honest fix gives strict grading nothing to say")
+			}
+			for _, f := range tc.findings {
+				assert.Contains(t, got, f)
+			}
+		})
+	}
+}
