@@ -92,3 +92,31 @@ func TestGradeVerbStrict(t *testing.T) {
 		})
 	}
 }
+
+// Strict grading's log rules grade the demo logs under testdata/logs,
+// under both releases' rules, each with a strict note. All three are
+// unresolved officially (a failing test, a regression, a timeout), and
+// strict grading never resolves what official grading does not, so this
+// shows the rules read these logs, not that they keep a resolution.
+func TestStrictRulesOnDemoLogs(t *testing.T) {
+	ds := writeDemoDataset(t)
+	logs, err := filepath.Glob(filepath.Join("testdata", "logs", "*.test_output.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, logs)
+	unchanged, graded := 0, 0
+	for _, log := range logs {
+		id := strings.TrimSuffix(filepath.Base(log), ".test_output.txt")
+		for _, rules := range []string{"v4", "v5"} {
+			off, err := gradeLog(ds, "test", id, log, rules, "", swebench.GradingOfficial)
+			require.NoError(t, err)
+			st, err := gradeLog(ds, "test", id, log, rules, "", swebench.GradingStrict)
+			require.NoError(t, err)
+			require.NotNil(t, st.Notes.Strict, id)
+			graded++
+			if assert.Equal(t, off.Resolved, st.Resolved, "%s %s: %v", id, rules, st.Notes.Strict.Findings) {
+				unchanged++
+			}
+		}
+	}
+	t.Logf("strict log rules: %d of %d demo logs keep their official verdict", unchanged, graded)
+}
