@@ -161,8 +161,9 @@ func (e *Env) newSandbox(ctx context.Context) (*sandbox.Sandbox, string, error) 
 	return sb, ws, nil
 }
 
-// Sandbox is the environment's sandbox, for Exec, CopyIn and CopyOut. After
-// a Reset that replaced it, it is a new one: ask again.
+// Sandbox is the environment's sandbox, for Exec, CopyIn and CopyOut; nil
+// once closed and while a Reset runs. Every Reset hands over a new one: ask
+// again after it.
 func (e *Env) Sandbox() *sandbox.Sandbox {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -177,7 +178,7 @@ func (e *Env) Exec(ctx context.Context, req sandbox.ExecRequest) (sandbox.ExecRe
 	}
 	sb := e.Sandbox()
 	if sb == nil {
-		return sandbox.ExecResult{}, errors.New("task environment is closed")
+		return sandbox.ExecResult{}, errors.New("task environment is closed, or a Reset is handing it a new sandbox")
 	}
 	return sb.Exec(ctx, req)
 }
