@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/repo"
 )
 
@@ -209,35 +207,32 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 			return evaluateOut{}, err
 		}
 	}
-	if ir.LogDir != "" {
-		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "test_output.txt")); err == nil && e.feedback {
-			out.LogTail = tail(string(b), logTailBytes)
-		}
-		// The run's logs go with its temporary directory, so what the
-		// patch commands said is carried in the result.
-		if b, err := os.ReadFile(filepath.Join(ir.LogDir, "run_instance.log")); err == nil && ir.Outcome == swebench.OutcomePatchFailed {
-			out.PatchOutput = tail(patchOutput(string(b)), logTailBytes)
-			out.Error = "the patch does not apply: patch_output has each command's output"
-		}
+	// The run's logs go with its temporary directory; the result carries
+	// what the client is told of them.
+	if e.feedback {
+		out.LogTail = ir.LogTail
+	}
+	if ir.Outcome == swebench.OutcomePatchFailed {
+		out.PatchOutput = tail(patchOutput(ir.PatchAttempts), logTailBytes)
+		out.Error = "the patch does not apply: patch_output has each command's output"
 	}
 	return out, nil
 }
 
-// logLineStart matches the timestamp that begins each entry of
-// run_instance.log.
-var logLineStart = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - `)
-
-// patchOutput is the entry of run_instance.log that follows the official
-// "Patch Apply Failed" marker: each command tried and what it printed.
-func patchOutput(log string) string {
-	_, after, ok := strings.Cut(log, harness.PatchApplyFailMarker+":\n")
-	if !ok {
-		return ""
+// patchOutput is each patch command tried and what it printed, as
+// run_instance.log has them after the official "Patch Apply Failed".
+func patchOutput(attempts []swebench.PatchAttempt) string {
+	var b strings.Builder
+	for _, a := range attempts {
+		if a.Applied() {
+			continue
+		}
+		fmt.Fprintf(&b, "$ %s (exit %d)\n%s", a.Command, a.ExitCode, a.Output)
+		if !strings.HasSuffix(a.Output, "\n") {
+			b.WriteString("\n")
+		}
 	}
-	if loc := logLineStart.FindStringIndex(after); loc != nil {
-		after = after[:loc[0]]
-	}
-	return strings.TrimRight(after, "\n") + "\n"
+	return b.String()
 }
 
 // progressLine describes an instance's start or end in one line, e.g.

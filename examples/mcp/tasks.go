@@ -548,11 +548,7 @@ func submitOut(session string, sub *task.Submission, feedback bool) taskSubmitOu
 			out.Report = m[r.InstanceID]
 		}
 	}
-	if sub.TestOutput != "" {
-		if b, err := os.ReadFile(sub.TestOutput); err == nil {
-			out.LogTail = tail(string(b), logTailBytes)
-		}
-	}
+	out.LogTail = r.LogTail
 	return out
 }
 
