@@ -272,7 +272,8 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 
 // testSpec is inst's test spec as its family builds it (spec.For for a
 // row no family claims), under the run's options; a family's own image
-// namespace stands in for a run that names none.
+// namespace stands in for a run that names none. A family the evaluator
+// cannot run yet (Family.NotRunnable) is refused.
 func (e *evaluator) testSpec(fam *family.Family, inst dataset.Instance, opts []spec.Option) (spec.TestSpec, error) {
 	if fam == nil {
 		return spec.For(inst, opts...)
@@ -280,7 +281,11 @@ func (e *evaluator) testSpec(fam *family.Family, inst dataset.Instance, opts []s
 	if fam.Namespace != "" && e.cfg.Namespace == "" {
 		opts = append(append([]spec.Option(nil), opts...), spec.WithNamespace(fam.Namespace))
 	}
-	return fam.TestSpec(inst, opts...)
+	ts, err := fam.TestSpec(inst, opts...)
+	if err == nil && fam.NotRunnable != "" {
+		err = fmt.Errorf("%w: %s: %s", family.ErrNotRunnable, fam.Name, fam.NotRunnable)
+	}
+	return ts, err
 }
 
 // uniformMode is the mode of every instance of the run; "" when they

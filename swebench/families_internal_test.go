@@ -124,3 +124,23 @@ func TestSWEGymRowsUseTheFamilysImages(t *testing.T) {
 	require.True(t, errors.As(err, &ce))
 	assert.Equal(t, "Family", ce.Field)
 }
+
+// A family whose rows the evaluator cannot yet run as its harness runs
+// them (SWE-PolyBench: its harness applies the test patch itself) is
+// refused per instance before anything runs, never run another way; its
+// logs still grade.
+func TestNotRunnableFamiliesAreRefused(t *testing.T) {
+	rows, err := dataset.LoadDataset(filepath.Join("family", "testdata", "polybench", "rows.jsonl"))
+	require.NoError(t, err)
+	e, err := newEvaluator(familyRun(rows[0]))
+	require.NoError(t, err)
+	se := e.specs[rows[0].InstanceID]
+	require.ErrorIs(t, se.err, family.ErrNotRunnable)
+	assert.Contains(t, se.err.Error(), "swe-polybench")
+
+	f, ok := family.Lookup("swe-polybench")
+	require.True(t, ok)
+	ts, err := f.TestSpec(rows[0])
+	require.NoError(t, err, "grading a log needs the family's spec, which it still has")
+	assert.Equal(t, harness.GradingPolyBench, ts.Grading)
+}

@@ -48,7 +48,16 @@ type Family struct {
 	Rules harness.Rules
 	// Container is what the family's sandboxes need.
 	Container Container
+	// NotRunnable says why the evaluator cannot yet run the family's rows
+	// as its harness runs them (its logs can still be graded); "" when it
+	// can. The evaluator refuses such rows with ErrNotRunnable rather than
+	// run them another way.
+	NotRunnable string
 }
+
+// ErrNotRunnable: the evaluator cannot yet run the family's rows as its
+// harness runs them (Family.NotRunnable says why).
+var ErrNotRunnable = errors.New("the evaluator cannot run this family's rows yet")
 
 // Dataset is one published dataset of a family.
 type Dataset struct {

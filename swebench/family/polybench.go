@@ -35,7 +35,9 @@ func init() {
 			{ID: "AmazonScience/SWE-PolyBench_500", Aliases: []string{"PB500"}, Splits: []string{"test"}},
 			{ID: "AmazonScience/SWE-PolyBench_Verified", Splits: []string{"test"}},
 		},
-		Upstream:  Upstream{Repository: "amazon-science/SWE-PolyBench", Commit: PolyBenchCommit},
+		Upstream: Upstream{Repository: "amazon-science/SWE-PolyBench", Commit: PolyBenchCommit},
+		NotRunnable: "its harness applies the row's test patch, then the model patch, each with git apply --reject and a patch fallback, " +
+			"in the image's working directory, and reads stderr before stdout; the eval script here runs the test command only",
 		Namespace: "ghcr.io/timesler",
 		Image:     PolyBenchImage,
 		Claim: func(inst dataset.Instance) Claim {
@@ -112,8 +114,8 @@ func PolyBenchScript(testCommand string) string {
 
 // polyBenchSpec gives the row's image (prebuilt, or built from its
 // Dockerfile: Extra["Dockerfile"]), its test command and parser class.
-// The eval script applies the test patch as the harness applies it
-// before running the test command.
+// The eval script is the test command under the harness's header; the
+// harness's patch steps are not in it (see the family's NotRunnable).
 func polyBenchSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) {
 	class, ok := PolyBenchParserClass[inst.Repo]
 	if !ok {
