@@ -122,20 +122,11 @@ type evaluateIn struct {
 	Background bool   `json:"background,omitempty" jsonschema:"return a job id at once (evaluations take minutes); poll job_status for the report"`
 }
 
+// evaluateOut is a graded patch (the shape of a task submission's too)
+// and the dataset of its instance.
 type evaluateOut struct {
-	InstanceID   string         `json:"instance_id"`
-	Dataset      string         `json:"dataset"`
-	Status       string         `json:"status" jsonschema:"resolved (every FAIL_TO_PASS and PASS_TO_PASS test passes), unresolved, error (the patch did not apply, or the tests could not run: see outcome and error), empty_patch"`
-	Outcome      string         `json:"outcome" jsonschema:"what became of the evaluation: resolved, unresolved, patch_failed (see patch_output), timed_out, out_of_memory, empty_patch, or a reason of the machine (image_missing, engine_lost, cancelled, error)"`
-	Resolved     bool           `json:"resolved"`
-	FailToPass   fraction       `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass"`
-	PassToPass   fraction       `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
-	Error        string         `json:"error,omitempty"`
-	PatchCommand string         `json:"patch_command,omitempty" jsonschema:"the command that applied the patch"`
-	PatchOutput  string         `json:"patch_output,omitempty" jsonschema:"when the patch does not apply: each patch command tried, its exit status and what it printed"`
-	Report       map[string]any `json:"report,omitempty" jsonschema:"the official report.json, per-test results under tests_status, when the server tells test names (--test_feedback)"`
-	LogTail      string         `json:"log_tail,omitempty" jsonschema:"the end of the test output, when the server tells it (--test_feedback)"`
-	DurationMS   int64          `json:"duration_ms"`
+	gradedPatch
+	Dataset string `json:"dataset"`
 }
 
 type gradeIn struct {
@@ -188,35 +179,23 @@ func (e *evaluator) evaluate(ctx context.Context, in evaluateIn, progress io.Wri
 	if err != nil {
 		return evaluateOut{}, fmt.Errorf("evaluate: %w", err)
 	}
-	out := evaluateOut{InstanceID: inst.InstanceID, Dataset: name}
-	if len(res.Instances) == 0 && res.Outcomes[inst.InstanceID] == swebench.OutcomeEmptyPatch {
+	var ir swebench.InstanceResult
+	switch {
+	case len(res.Instances) == 0 && res.Outcomes[inst.InstanceID] == swebench.OutcomeEmptyPatch:
 		// Not run, as in the official harness.
-		out.Status, out.Outcome = string(swebench.StatusEmptyPatch), string(swebench.OutcomeEmptyPatch)
-		return out, nil
-	}
-	if len(res.Instances) != 1 {
+		ir = swebench.InstanceResult{InstanceID: inst.InstanceID, Status: swebench.StatusEmptyPatch, Outcome: swebench.OutcomeEmptyPatch}
+	case len(res.Instances) != 1:
 		return evaluateOut{}, fmt.Errorf("evaluate: %d instance results for one instance", len(res.Instances))
-	}
-	ir := res.Instances[0]
-	out.Status, out.Outcome, out.Resolved = string(ir.Status), string(ir.Outcome), ir.Status == swebench.StatusResolved
-	out.FailToPass = fraction{ir.FailToPass.Passed, ir.FailToPass.Total}
-	out.PassToPass = fraction{ir.PassToPass.Passed, ir.PassToPass.Total}
-	out.Error, out.PatchCommand, out.DurationMS = ir.Error, ir.PatchCommand, ir.Duration.Milliseconds()
-	if ir.Report != nil && e.feedback {
-		if out.Report, err = reportBody(*ir.Report); err != nil {
-			return evaluateOut{}, err
-		}
+	default:
+		ir = res.Instances[0]
 	}
 	// The run's logs go with its temporary directory; the result carries
 	// what the client is told of them.
-	if e.feedback {
-		out.LogTail = ir.LogTail
+	g, err := newGradedPatch(ir, nil, e.feedback)
+	if err != nil {
+		return evaluateOut{}, err
 	}
-	if ir.Outcome == swebench.OutcomePatchFailed {
-		out.PatchOutput = tail(patchOutput(ir.PatchAttempts), logTailBytes)
-		out.Error = "the patch does not apply: patch_output has each command's output"
-	}
-	return out, nil
+	return evaluateOut{gradedPatch: g, Dataset: name}, nil
 }
 
 // patchOutput is each patch command tried and what it printed, as

@@ -118,7 +118,7 @@ func TestTaskSubmitHidesTests(t *testing.T) {
 
 	ev, res := callOK[evaluateOut](t, cs, "swebench_evaluate", map[string]any{"instance_id": row.ID, "patch": partial})
 	hidden(t, "swebench_evaluate", res)
-	assert.Equal(t, fraction{Passed: 1, Total: 2}, ev.FailToPass)
+	assert.Equal(t, testResults{Passed: 1, Total: 2}, ev.FailToPass)
 	log := "+ pytest\n" + harness.StartTestOutput + "\n" + names[0] + " PASSED\n" + harness.EndTestOutput + "\n"
 	_, res = callOK[gradeOut](t, cs, "swebench_grade_log", map[string]any{"instance_id": row.ID, "log": log})
 	hidden(t, "swebench_grade_log", res)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -284,19 +283,12 @@ type testResults struct {
 	Failure []string `json:"failure,omitempty" jsonschema:"the tests that fail, when the server tells test names (--test_feedback)"`
 }
 
+// taskSubmitOut is a graded patch (the shape of swebench_evaluate's too)
+// and the task session's account of it.
 type taskSubmitOut struct {
-	Session    string      `json:"session"`
-	InstanceID string      `json:"instance_id"`
-	Resolved   bool        `json:"resolved"`
-	Outcome    string      `json:"outcome" jsonschema:"resolved, unresolved, out_of_memory, patch_failed, timed_out, empty_patch, error, or an infrastructure failure (image_missing, engine_lost, ...)"`
-	Status     string      `json:"status"`
-	FailToPass testResults `json:"fail_to_pass" jsonschema:"tests that must go from failing to passing: how many pass of how many"`
-	PassToPass testResults `json:"pass_to_pass" jsonschema:"tests that passed before and must still pass: how many do"`
-	Error      string      `json:"error,omitempty"`
-	Report     any         `json:"report,omitempty" jsonschema:"the official report.json of the instance, when the server tells test names (--test_feedback)"`
-	LogTail    string      `json:"log_tail,omitempty" jsonschema:"the end of the test output, when the server tells it (--test_feedback)"`
-	PatchBytes int         `json:"patch_bytes"`
-	DurationMS int64       `json:"duration_ms"`
+	Session string `json:"session"`
+	gradedPatch
+	PatchBytes int `json:"patch_bytes"`
 	// Submissions counts this session's submissions, this one included.
 	Submissions    int `json:"submissions"`
 	MaxSubmissions int `json:"max_submissions,omitempty" jsonschema:"the most submissions a task session may make; absent: no limit"`
@@ -436,7 +428,10 @@ func (s *server) addTaskTools(srv *mcp.Server) {
 			if err != nil {
 				return nil, err
 			}
-			out := submitOut(in.Session, sub, s.cfg.TestFeedback)
+			out, err := submitOut(in.Session, sub, s.cfg.TestFeedback)
+			if err != nil {
+				return nil, err
+			}
 			// The result carries what the client may see; the logs go.
 			if err := sub.Discard(); err != nil {
 				s.calls.Warn("remove the logs of a submission", "session", in.Session, "error", err.Error())
@@ -526,30 +521,12 @@ func (s *server) datasetName(name string) (string, error) {
 // report.json and the test output's tail too. Without, the Submission has
 // none of them already (task.FeedbackVerdict), and they are left out here
 // as well.
-func submitOut(session string, sub *task.Submission, feedback bool) taskSubmitOut {
-	r := sub.Result
-	out := taskSubmitOut{
-		Session: session, InstanceID: r.InstanceID, Outcome: string(r.Outcome), Status: string(r.Status),
-		Resolved: r.Outcome == swebench.OutcomeResolved, Error: r.Error, PatchBytes: len(sub.Patch),
-		FailToPass: testResults{Passed: r.FailToPass.Passed, Total: r.FailToPass.Total},
-		PassToPass: testResults{Passed: r.PassToPass.Passed, Total: r.PassToPass.Total},
+func submitOut(session string, sub *task.Submission, feedback bool) (taskSubmitOut, error) {
+	g, err := newGradedPatch(sub.Result, sub.Report, feedback)
+	if err != nil {
+		return taskSubmitOut{}, err
 	}
-	if !feedback {
-		return out
-	}
-	if sub.Report != nil && sub.Report.TestsStatus != nil {
-		f, p := sub.Report.TestsStatus.FailToPass, sub.Report.TestsStatus.PassToPass
-		out.FailToPass.Success, out.FailToPass.Failure = nonNil(f.Success), nonNil(f.Failure)
-		out.PassToPass.Success, out.PassToPass.Failure = nonNil(p.Success), nonNil(p.Failure)
-	}
-	if sub.ReportJSON != nil {
-		var m map[string]any
-		if json.Unmarshal(sub.ReportJSON, &m) == nil {
-			out.Report = m[r.InstanceID]
-		}
-	}
-	out.LogTail = r.LogTail
-	return out
+	return taskSubmitOut{Session: session, gradedPatch: g, PatchBytes: len(sub.Patch)}, nil
 }
 
 func nonNil(s []string) []string {
