@@ -21,6 +21,17 @@
 // `eval --help` lists the verbs and flags; the project README explains the
 // modes and the output.
 //
+// The Kubernetes backend (--kubeconfig) links client-go, which more than
+// doubles a first build, so it comes only with the kube build tag, as for
+// the MCP server; both take the engine and cluster flags from
+// internal/engineflags:
+//
+//	go build -tags kube ./examples/eval
+//	./eval --kubeconfig ~/.kube/config -d lite-test.jsonl -p preds.jsonl --run_id r1
+//
+// A build without the tag parses the same flags and refuses --kubeconfig,
+// naming that command.
+//
 // The exit status is 0 when a run completed, whatever the verdicts; 1 when it
 // could not (engine unreachable, images missing, unreadable input), with a
 // message saying what to do; 2 for a bad command line; 130 when interrupted by
