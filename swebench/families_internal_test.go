@@ -126,21 +126,26 @@ func TestSWEGymRowsUseTheFamilysImages(t *testing.T) {
 }
 
 // A family whose rows the evaluator cannot yet run as its harness runs
-// them (SWE-PolyBench: its harness applies the test patch itself) is
-// refused per instance before anything runs, never run another way; its
-// logs still grade.
+// them (Family.NotRunnable) is refused per instance before anything runs,
+// never run another way; its logs still grade. SWE-PolyBench, which was
+// refused so, now runs by its procedure (spec.Procedure).
 func TestNotRunnableFamiliesAreRefused(t *testing.T) {
 	rows, err := dataset.LoadDataset(filepath.Join("family", "testdata", "polybench", "rows.jsonl"))
 	require.NoError(t, err)
 	e, err := newEvaluator(familyRun(rows[0]))
 	require.NoError(t, err)
 	se := e.specs[rows[0].InstanceID]
-	require.ErrorIs(t, se.err, family.ErrNotRunnable)
-	assert.Contains(t, se.err.Error(), "swe-polybench")
+	require.NoError(t, se.err)
+	assert.Equal(t, family.PolyBenchProcedure("/testbed"), se.ts.Run)
 
 	f, ok := family.Lookup("swe-polybench")
 	require.True(t, ok)
+	refused := *f
+	refused.NotRunnable = "for this test"
+	_, err = e.testSpec(&refused, rows[0], nil)
+	require.ErrorIs(t, err, family.ErrNotRunnable)
+	assert.Contains(t, err.Error(), "swe-polybench")
 	ts, err := f.TestSpec(rows[0])
-	require.NoError(t, err, "grading a log needs the family's spec, which it still has")
+	require.NoError(t, err, "grading a log needs the family's spec")
 	assert.Equal(t, harness.GradingPolyBench, ts.Grading)
 }

@@ -33,8 +33,7 @@ var evalPolicy = sandbox.AllowCommands("bash", "git", "patch")
 // Where the model patch and eval.sh are staged in the container (the
 // official harness uses /tmp/patch.diff and /eval.sh).
 const (
-	stagedDir   = "/testbed/.git/swebox"
-	stagedPatch = stagedDir + "/patch.diff"
+	stagedDir = "/testbed/.git/swebox"
 )
 
 func randomHex(n int) string {
@@ -254,6 +253,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
 	var sr *strictRun
 	if e.cfg.GradingMode == GradingStrict {
+		if !ts.Run.Official() {
+			return &ConfigError{Field: "GradingMode", Value: string(GradingStrict), Reason: "strict grading runs the official procedure; this row's family's harness runs its own"}
+		}
 		sr = newStrictRun(inst)
 		script = sr.script(script)
 	}
@@ -316,10 +318,19 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// The patch, and after it the script, go into the repository's .git
 	// directory: it is on a mount (bind or volume), which the engine's
 	// archive endpoint writes to directly, and git ignores it.
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(map[string][]byte{"patch.diff": []byte(patch)}), Dest: harness.RepoDir + "/.git"}); err != nil {
+	workdir := ts.Run.Dir()
+	staging := workdir + "/.git/swebox"
+	patches := map[string][]byte{"patch.diff": []byte(patch)}
+	if ts.Run.TestPatchFirst {
+		patches["test.diff"] = []byte(ts.TestPatch)
+	}
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(patches), Dest: workdir + "/.git"}); err != nil {
 		return fmt.Errorf("copy patch: %w", err)
 	}
-	applied, err := e.applyPatch(ctx, sb, ilog, res)
+	applied, err := e.applyPatches(ctx, sb, ilog, res, ts.Run, staging)
+	if errors.Is(err, ErrPatchApply) && ts.Run.PatchFailureGraded {
+		return e.gradeUnapplied(inst, ts, dir, res, ilog)
+	}
 	if err != nil {
 		return err
 	}
@@ -334,11 +345,11 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if sr != nil {
 		staged[strict.PluginFile] = strict.Plugin()
 	}
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: harness.RepoDir + "/.git"}); err != nil {
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: workdir + "/.git"}); err != nil {
 		return fmt.Errorf("copy eval script: %w", err)
 	}
 	if e.cfg.LogDiffs {
-		e.logDiff(ctx, sb, ilog, "before")
+		e.logDiff(ctx, sb, ilog, workdir, "before")
 	}
 
 	ilog.printf("Running eval script (timeout %s)...", e.cfg.Timeout)
@@ -353,15 +364,33 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// goes, so tests could rewrite what runs after them (the exit-code
 	// lines, say); eval of the whole text, read before anything runs,
 	// leaves nothing to rewrite.
-	runScript := `exec 2>&1; eval "$(< ` + stagedDir + "/" + scriptName + `)"`
+	runScript := `exec 2>&1; eval "$(< ` + staging + "/" + scriptName + `)"`
 	if sr != nil {
 		runScript = sr.runCommand(stagedDir + "/" + scriptName)
 	}
-	run, runErr := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: []string{"bash", "-c", runScript}, WorkingDir: harness.RepoDir,
+	req := sandbox.ExecRequest{
+		Cmd: []string{"bash", "-c", runScript}, WorkingDir: workdir,
 		Timeout: e.cfg.Timeout, Stdout: out, OutputLimit: 4 << 10,
-	})
+	}
+	var stdout *cappedFile
+	stdoutPath := filepath.Join(dir, "test_stdout.txt")
+	if ts.Run.Log == spec.LogStderrFirst {
+		if stdout, err = newCappedFile(stdoutPath, e.cfg.TestOutputLimit); err != nil {
+			out.Abort()
+			return fmt.Errorf("create test_stdout.txt: %w", err)
+		}
+		// As docker_run runs it: bash on the script file, the streams
+		// apart. No markers follow the tests for them to rewrite.
+		req.Cmd = []string{"bash", staging + "/" + scriptName}
+		req.Stdout, req.Stderr = stdout, out
+	}
+	run, runErr := sb.Exec(ctx, req)
 	res.TestDuration = run.Duration.Round(time.Millisecond)
+	if stdout != nil && runErr == nil {
+		runErr = stdout.appendTo(stdoutPath, out, ts.Run.Log.Trailer(run.ExitCode))
+	} else if stdout != nil {
+		stdout.Abort()
+	}
 	if runErr != nil {
 		out.Abort() // what the script printed before the failure is no test log
 		return fmt.Errorf("run eval script: %w", runErr)
@@ -387,7 +416,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 		ilog.printf(oomLine+" %d process(es) of the tests (memory limit %d bytes)", n, sb.Spec().Limits.Memory)
 	}
 	if e.cfg.LogDiffs {
-		e.logDiff(ctx, sb, ilog, "after")
+		e.logDiff(ctx, sb, ilog, workdir, "after")
 	}
 
 	var evidence *strict.Evidence
@@ -473,16 +502,22 @@ func workspaceUser() (user string, owner *repo.Owner) {
 	return sandbox.DefaultUser, &repo.Owner{UID: 1000, GID: 1000}
 }
 
-// applyPatch runs the official patch fallbacks; the first that exits 0
-// wins. Each command run is added to res.PatchAttempts.
-func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, res *InstanceResult) (string, error) {
-	attempts, err := spec.PatchCommands(e.cfg.Rules, stagedPatch)
+// applyPatch runs the official patch fallbacks (run.PatchCommands when the
+// family's harness has its own) on the patch at path, in run's directory;
+// the first that exits 0 wins. Each command run is added to
+// res.PatchAttempts.
+func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, res *InstanceResult, run spec.Procedure, path string) (string, error) {
+	attempts, err := run.Patches(e.cfg.Rules, path)
 	if err != nil {
 		return "", err
 	}
+	official := run.PatchCommands == nil
+	argv2req := func(argv []string, timeout time.Duration) sandbox.ExecRequest {
+		return sandbox.ExecRequest{Cmd: argv, WorkingDir: run.Dir(), Timeout: timeout}
+	}
 	var outputs []string
 	for i, argv := range attempts {
-		if i > 0 && e.rules == harness.V5 {
+		if i > 0 && e.rules == harness.V5 && official {
 			for _, reset := range spec.ResetCommands() {
 				if _, err := e.exec(ctx, sb, argv2req(reset, patchTimeout)); err != nil {
 					return "", err
@@ -502,8 +537,8 @@ func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *i
 		ilog.printf("Failed to apply patch to container: %s", cmd)
 		outputs = append(outputs, fmt.Sprintf("$ %s (exit %d)\n%s%s", cmd, r.ExitCode, r.Stdout.String(), r.Stderr.String()))
 	}
-	if e.rules == harness.V5 {
-		argv := spec.ReverseCheckCommand(stagedPatch)
+	if e.rules == harness.V5 && official {
+		argv := spec.ReverseCheckCommand(path)
 		if r, err := e.exec(ctx, sb, argv2req(argv, patchTimeout)); err == nil && r.ExitCode == 0 {
 			res.PatchAttempts = append(res.PatchAttempts, patchAttempt(argv, r))
 			ilog.printf("%s: %s", harness.PatchAlreadyAppliedMarker, strings.Join(argv, " "))
@@ -512,10 +547,6 @@ func (e *evaluator) applyPatch(ctx context.Context, sb *sandbox.Sandbox, ilog *i
 	}
 	ilog.printf("%s:\n%s", harness.PatchApplyFailMarker, strings.Join(outputs, "\n"))
 	return "", fmt.Errorf("%w: see run_instance.log", ErrPatchApply)
-}
-
-func argv2req(argv []string, timeout time.Duration) sandbox.ExecRequest {
-	return sandbox.ExecRequest{Cmd: argv, WorkingDir: harness.RepoDir, Timeout: timeout}
 }
 
 func (e *evaluator) exec(ctx context.Context, sb *sandbox.Sandbox, req sandbox.ExecRequest) (sandbox.ExecResult, error) {
@@ -528,9 +559,9 @@ func (e *evaluator) exec(ctx context.Context, sb *sandbox.Sandbox, req sandbox.E
 
 // logDiff writes the repository's diff to run_instance.log, as the official
 // harness does before and after the tests (for people, not for grading).
-func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, when string) {
+func (e *evaluator) logDiff(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, workdir, when string) {
 	r, err := sb.Exec(ctx, sandbox.ExecRequest{
-		Cmd: []string{"git", "-c", "core.fileMode=false", "diff"}, WorkingDir: harness.RepoDir,
+		Cmd: []string{"git", "-c", "core.fileMode=false", "diff"}, WorkingDir: workdir,
 		Timeout: diffTimeout, OutputLimit: 256 << 10,
 	})
 	if err != nil {

@@ -35,6 +35,9 @@ type Testbed struct {
 	// Bind: the checkout is bind-mounted at /testbed (the engine shares
 	// this machine's files and Config.CopyWorkspace is off).
 	Bind bool
+	// Workdir is where the repository is: /testbed, or where the row's
+	// family's harness has it (spec.Procedure.Workdir).
+	Workdir string
 }
 
 // Testbed returns how Run prepares instance id's sandbox up to the model
@@ -62,9 +65,12 @@ func (p *Plan) Testbed(id string) (Testbed, error) {
 
 // testbed is the one place that says how an instance's sandbox is made.
 func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts spec.TestSpec) Testbed {
-	tb := Testbed{Instance: inst, Image: ts.Image, Client: client}
+	tb := Testbed{Instance: inst, Image: ts.Image, Client: client, Workdir: ts.Run.Dir()}
 	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
 	tb.Spec = SandboxSpec(ts.Image)
+	if tb.Workdir != harness.RepoDir {
+		tb.Spec.WorkingDir, tb.Spec.Mounts = tb.Workdir, []sandbox.Mount{{Type: "volume", Target: tb.Workdir}}
+	}
 	tb.Spec.Policy, tb.Spec.Labels, tb.Spec.Runtime, tb.Spec.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
 	caps, _ := e.capabilities(inst)
 	tb.Spec.Relax.CapAdd = caps
@@ -93,7 +99,7 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	}
 	if tb.Bind {
 		tb.Spec = sandbox.Spec{
-			Image: ts.Image, WorkspaceTarget: harness.RepoDir, WorkingDir: harness.RepoDir,
+			Image: ts.Image, WorkspaceTarget: tb.Workdir, WorkingDir: tb.Workdir,
 			User: user, Policy: evalPolicy, Labels: labels, Runtime: e.cfg.Runtime, Limits: e.cfg.Limits,
 			Relax: sandbox.Relax{CapAdd: caps},
 		}
@@ -101,11 +107,16 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	return tb
 }
 
-// CopyCheckout copies the checkout in dir into sb's /testbed (a fresh
-// volume, as in prebuilt mode), through the engine's archive endpoint.
+// CopyCheckout copies the checkout in dir into sb's /testbed (or
+// Workdir; a fresh volume, as in prebuilt mode), through the engine's
+// archive endpoint.
 func (tb Testbed) CopyCheckout(ctx context.Context, sb *sandbox.Sandbox, dir string) (sandbox.CopyResult, error) {
+	dest := tb.Workdir
+	if dest == "" {
+		dest = harness.RepoDir
+	}
 	res, err := sb.CopyIn(ctx, sandbox.CopyInRequest{
-		HostPath: dir, Dest: harness.RepoDir, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
+		HostPath: dir, Dest: dest, ContentsOnly: true, KeepEscapingSymlinks: true, MaxBytes: copyLimit,
 	})
 	if err != nil {
 		return res, fmt.Errorf("copy the checkout into the container: %w", err)

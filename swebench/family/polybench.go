@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ import (
 // --ignore-whitespace --reject, else patch --batch --fuzz=5 -p1 -f -i),
 // runs "#!/bin/bash\nset -uxo pipefail\n<test_command>" in the image's
 // working directory and grades the whole log by its own rule
-// ([harness.GradingPolyBench]).
+// ([harness.GradingPolyBench]); the evaluator does the same through the
+// row's spec.Procedure ([PolyBenchProcedure]).
 func init() {
 	Register(&Family{
 		Name:    "swe-polybench",
@@ -35,9 +37,7 @@ func init() {
 			{ID: "AmazonScience/SWE-PolyBench_500", Aliases: []string{"PB500"}, Splits: []string{"test"}},
 			{ID: "AmazonScience/SWE-PolyBench_Verified", Splits: []string{"test"}},
 		},
-		Upstream: Upstream{Repository: "amazon-science/SWE-PolyBench", Commit: PolyBenchCommit},
-		NotRunnable: "its harness applies the row's test patch, then the model patch, each with git apply --reject and a patch fallback, " +
-			"in the image's working directory, and reads stderr before stdout; the eval script here runs the test command only",
+		Upstream:  Upstream{Repository: "amazon-science/SWE-PolyBench", Commit: PolyBenchCommit},
 		Namespace: "ghcr.io/timesler",
 		Image:     PolyBenchImage,
 		Claim: func(inst dataset.Instance) Claim {
@@ -115,7 +115,7 @@ func PolyBenchScript(testCommand string) string {
 // polyBenchSpec gives the row's image (prebuilt, or built from its
 // Dockerfile: Extra["Dockerfile"]), its test command and parser class.
 // The eval script is the test command under the harness's header; the
-// harness's patch steps are not in it (see the family's NotRunnable).
+// harness's patch steps are the procedure's ([PolyBenchProcedure]).
 func polyBenchSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) {
 	class, ok := PolyBenchParserClass[inst.Repo]
 	if !ok {
@@ -151,8 +151,49 @@ func polyBenchSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, e
 	// Python list literals).
 	ts.FailToPass, ts.PassToPass = lists[0], lists[1]
 	ts.Source = spec.SourceRow
-	ts.Notes = append(ts.Notes[:0:0], "test command, image and parser class ("+class+") from the SWE-PolyBench row")
+	ts.Run = PolyBenchProcedure(polyBenchWorkdir(inst))
+	ts.Notes = append(ts.Notes[:0:0], "test command, image and parser class ("+class+") from the SWE-PolyBench row",
+		"run as SWE-PolyBench's harness runs it in "+ts.Run.Dir()+": the test patch, then the model patch, then the test command; the log is stderr, then stdout")
 	return ts, nil
+}
+
+// PolyBenchProcedure is how the harness runs a row (run_evaluation.py
+// evaluate_instance and DockerManager at [PolyBenchCommit]) in the image's
+// working directory workdir: the test patch, then the model patch, each
+// with apply_patch_to_container's two commands, as root; a patch that
+// does not apply is graded unresolved (patch_applied False, no logs);
+// docker_run's log is the eval script's stderr, then its stdout, then its
+// exit status twice.
+func PolyBenchProcedure(workdir string) spec.Procedure {
+	return spec.Procedure{
+		Workdir: workdir,
+		PatchCommands: [][]string{
+			{"git", "apply", "-v", "--ignore-whitespace", "--reject"},
+			{"patch", "--batch", "--fuzz=5", "-p1", "-f", "-i"},
+		},
+		TestPatchFirst:     true,
+		PatchFailureGraded: true,
+		Log:                spec.LogStderrFirst,
+	}
+}
+
+// polyBenchWorkdir is the working directory of the row's image, which the
+// harness reads from the image (_get_workdir_from_image): the last
+// absolute WORKDIR of the row's Dockerfile, from which the prebuilt image
+// is built too; "" (/testbed) without one.
+func polyBenchWorkdir(inst dataset.Instance) string {
+	var df string
+	if json.Unmarshal(inst.Extra["Dockerfile"], &df) != nil {
+		return ""
+	}
+	dir := ""
+	for _, line := range strings.Split(df, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && strings.EqualFold(f[0], "WORKDIR") && strings.HasPrefix(f[1], "/") {
+			dir = path.Clean(f[1])
+		}
+	}
+	return dir
 }
 
 // polyBenchTests reads F2P or P2P: a list of strings, or a string holding

@@ -98,6 +98,10 @@ type TestSpec struct {
 	// v4.1.0's JavaScript eval script does (ScriptCommon only).
 	Downloads []string
 
+	// Run is how the row's family's harness runs it where it differs
+	// from the official harness; the zero value is the official way.
+	Run Procedure
+
 	Source Source
 	// Notes explain fallbacks and ignored settings, for run_instance.log.
 	Notes []string
