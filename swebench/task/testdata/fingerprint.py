@@ -10,8 +10,9 @@
 # stated reason: modification, change and access times (a checkout's are
 # its own time), the stat fields git keeps in .git/index for the same
 # reason (ctime, mtime, device, inode: zeroed before hashing), the
-# engine's per-container files /etc/hostname and /etc/hosts (content only:
-# the test checks that the sandbox user cannot write them) and the
+# engine's per-container files /etc/hostname and /etc/hosts (their content
+# where the sandbox user cannot write them; where it can, as on a pod run
+# as root, the lines that name the container itself) and the
 # HOSTNAME variable (the container's name), the bytes and names of the
 # checkout's pack of base-commit objects (two checkouts write the same
 # objects in another order: the pack is named by its content, so each
@@ -59,6 +60,18 @@ def index_hash(data):
     return "index:" + sha(bytes(body))
 
 
+def per_container(p):
+    """What of an engine's per-container file (/etc/hostname, /etc/hosts)
+    counts: nothing when the user cannot write it, else its lines but
+    those naming the container itself."""
+    if not os.access(p, os.W_OK):
+        return ["per-container", "read-only"]
+    me = os.uname().nodename
+    with open(p, "rb") as f:
+        lines = [l for l in f.read().decode("utf-8", "replace").splitlines() if me not in l.split()]
+    return ["per-container", "writable", sha("\n".join(lines).encode())]
+
+
 def pack_index(data):
     """The sorted object names a version 2 pack index lists."""
     if data[:4] != b"\xfftOc" or len(data) < 8 + 1024:
@@ -91,7 +104,7 @@ def walk(top):
         elif stat.S_ISREG(st.st_mode):
             line += ["file", st.st_size]
             if p in ("/etc/hostname", "/etc/hosts"):
-                line += ["per-container", os.access(p, os.W_OK)]
+                line += per_container(p)
             else:
                 try:
                     with open(p, "rb") as f:
@@ -141,7 +154,7 @@ for point in sorted(set(rw)):
             with open(point, "rb") as f:
                 data = f.read()
             if point in ("/etc/hostname", "/etc/hosts"):
-                emit("file", point, oct(stat.S_IMODE(st.st_mode)), st.st_uid, "per-container", os.access(point, os.W_OK))
+                emit("file", point, oct(stat.S_IMODE(st.st_mode)), st.st_uid, *per_container(point))
             else:
                 emit("file", point, oct(stat.S_IMODE(st.st_mode)), st.st_uid, sha(data))
         except OSError as e:
