@@ -146,30 +146,10 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 	if cfg.ImageTag == "" {
 		cfg.ImageTag = harness.DefaultTag
 	}
-	switch {
-	case cfg.PullRetries == 0:
-		cfg.PullRetries = DefaultPullRetries
-	case cfg.PullRetries < 0:
-		cfg.PullRetries = 0
-	}
-	switch {
-	case cfg.PrepullWindow == 0:
-		cfg.PrepullWindow = cfg.MaxWorkers
-	case cfg.PrepullWindow < 0:
-		cfg.PrepullWindow = 0
-	}
-	switch {
-	case cfg.StartAhead == 0:
-		cfg.StartAhead = DefaultStartAhead
-	case cfg.StartAhead < 0:
-		cfg.StartAhead = 0
-	}
-	switch {
-	case cfg.LostRetries == 0:
-		cfg.LostRetries = DefaultLostRetries
-	case cfg.LostRetries < 0:
-		cfg.LostRetries = 0
-	}
+	cfg.PullRetries = zeroDefaultNegativeNone(cfg.PullRetries, DefaultPullRetries)
+	cfg.PrepullWindow = zeroDefaultNegativeNone(cfg.PrepullWindow, cfg.MaxWorkers)
+	cfg.StartAhead = zeroDefaultNegativeNone(cfg.StartAhead, DefaultStartAhead)
+	cfg.LostRetries = zeroDefaultNegativeNone(cfg.LostRetries, DefaultLostRetries)
 	if cfg.PullBackoff <= 0 {
 		cfg.PullBackoff = DefaultPullBackoff
 	}
@@ -268,6 +248,18 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		e.cfg.Mode = e.uniformMode()
 	}
 	return e, nil
+}
+
+// zeroDefaultNegativeNone reads a count of Config where 0 asks for the
+// default def and a negative value asks for none.
+func zeroDefaultNegativeNone(n, def int) int {
+	switch {
+	case n == 0:
+		return def
+	case n < 0:
+		return 0
+	}
+	return n
 }
 
 // testSpec is inst's test spec as its family builds it (spec.For for a
