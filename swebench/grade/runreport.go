@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -333,27 +335,12 @@ func (r RunReport) EncodeWithStrict(st StrictFindings) []byte {
 		o.add(OutcomesKey, pyStringMap(r.Outcomes))
 	}
 	if r.FlakyVerdicts != nil {
-		keys := make([]string, 0, len(r.FlakyVerdicts))
-		for k := range r.FlakyVerdicts {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var fv pyObject
-		for _, k := range keys {
-			fv.add(k, pyList(r.FlakyVerdicts[k]))
-		}
-		o.add(FlakyVerdictsKey, fv)
+		o.add(FlakyVerdictsKey, pySorted(r.FlakyVerdicts, func(v []string) pyValue { return pyList(v) }))
 	}
 	if r.Retried != nil {
-		keys := make([]string, 0, len(r.Retried))
-		for k := range r.Retried {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var rt pyObject
-		for _, k := range keys {
+		o.add(RetriedKey, pySorted(r.Retried, func(as []Retry) pyValue {
 			var l pyObjects
-			for _, a := range r.Retried[k] {
+			for _, a := range as {
 				var e pyObject
 				e.add("pod", pyString(a.Pod))
 				e.add("node", pyString(a.Node))
@@ -361,38 +348,29 @@ func (r RunReport) EncodeWithStrict(st StrictFindings) []byte {
 				e.add("error", pyString(a.Error))
 				l = append(l, e)
 			}
-			rt.add(k, l)
-		}
-		o.add(RetriedKey, rt)
+			return l
+		}))
 	}
 	if r.Gradings != nil {
 		o.add(GradingsKey, pyStringMap(r.Gradings))
 	}
 	if st != nil {
-		keys := make([]string, 0, len(st))
-		for k := range st {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var so pyObject
-		for _, k := range keys {
-			so.add(k, pyList(nonNil(st[k])))
-		}
-		o.add(StrictKey, so)
+		o.add(StrictKey, pySorted(st, func(v []string) pyValue { return pyList(nonNil(v)) }))
 	}
 	return append(pyDumps(o), '\n')
 }
 
 // pyStringMap is m as a JSON object with sorted keys.
 func pyStringMap(m map[string]string) pyObject {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	return pySorted(m, func(v string) pyValue { return pyString(v) })
+}
+
+// pySorted is m as a JSON object with sorted keys, each value written by
+// value.
+func pySorted[V any](m map[string]V, value func(V) pyValue) pyObject {
 	var o pyObject
-	for _, k := range keys {
-		o.add(k, pyString(m[k]))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		o.add(k, value(m[k]))
 	}
 	return o
 }
