@@ -330,45 +330,65 @@ func (c *Client) statusError(resp *http.Response, what string) error {
 // fileList returns the Parquet URLs of the split, from the Hub or, when it
 // cannot answer, from the cache.
 func (c *Client) fileList(ctx context.Context, res *Result, listURL string) ([]string, int, error) {
-	cached, haveCached := c.cache.list(res.Dataset, res.Config, res.Split)
+	var fromCache func() []string
 	etag := ""
-	if haveCached {
+	if cached, ok := c.cache.list(res.Dataset, res.Config, res.Split); ok {
+		fromCache = func() []string { return c.resolveURLs(cached.Files) }
 		etag = cached.ETag
 	}
-	resp, err := c.get(ctx, listURL, etag)
+	fresh := func(resp *http.Response) ([]string, error) {
+		var urls []string
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		if err != nil {
+			return nil, &unreachable{err}
+		}
+		if err := json.Unmarshal(body, &urls); err != nil || len(urls) == 0 {
+			return nil, kindf(ErrBadResponse, "want a JSON list of Parquet file URLs, got %.80q", body)
+		}
+		e := listEntry{URL: listURL, ETag: resp.Header.Get("ETag"), Files: urls, Fetched: time.Now().UTC()}
+		if err := c.cache.putList(res.Dataset, res.Config, res.Split, e); err != nil {
+			c.logger.Warn("hub cache write failed", "err", err)
+		}
+		return c.resolveURLs(urls), nil
+	}
+	notFound := func() error { return c.splitNotFound(ctx, res) }
+	return getCached(ctx, c, res, listURL, "dataset", etag, fromCache, fresh, notFound)
+}
+
+// getCached is the Hub's ETag download of u against a cached copy:
+// fromCache (nil when nothing is cached, etag its ETag) answers a 304,
+// fresh reads a 200, notFound (when not nil) explains a 404 and another
+// status is the Hub's error about what. When the Hub cannot answer and a
+// copy is cached, the copy stands in and res.Offline says why. The int is
+// the HTTP status, 0 when there was none.
+func getCached[T any](ctx context.Context, c *Client, res *Result, u, what, etag string,
+	fromCache func() T, fresh func(*http.Response) (T, error), notFound func() error) (T, int, error) {
+	resp, err := c.get(ctx, u, etag)
 	status := 0
 	if err == nil {
 		defer resp.Body.Close()
 		status = resp.StatusCode
 	}
 	switch {
-	case err == nil && status == http.StatusNotModified && haveCached:
-		return c.resolveURLs(cached.Files), status, nil
+	case err == nil && status == http.StatusNotModified && fromCache != nil:
+		return fromCache(), status, nil
 	case err == nil && status == http.StatusOK:
-		var urls []string
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-		if rerr != nil {
-			err = &unreachable{rerr}
-			break
+		v, ferr := fresh(resp)
+		if ferr == nil {
+			return v, status, nil
 		}
-		if jerr := json.Unmarshal(body, &urls); jerr != nil || len(urls) == 0 {
-			return nil, status, kindf(ErrBadResponse, "want a JSON list of Parquet file URLs, got %.80q", body)
-		}
-		e := listEntry{URL: listURL, ETag: resp.Header.Get("ETag"), Files: urls, Fetched: time.Now().UTC()}
-		if perr := c.cache.putList(res.Dataset, res.Config, res.Split, e); perr != nil {
-			c.logger.Warn("hub cache write failed", "err", perr)
-		}
-		return c.resolveURLs(urls), status, nil
-	case err == nil && status == http.StatusNotFound:
-		return nil, status, c.splitNotFound(ctx, res)
+		err = ferr
+	case err == nil && status == http.StatusNotFound && notFound != nil:
+		err = notFound()
 	case err == nil:
-		err = c.statusError(resp, "dataset")
+		err = c.statusError(resp, what)
 	}
-	if offline(err, status) && haveCached {
+	if offline(err, status) && fromCache != nil {
 		res.Offline = err
-		return c.resolveURLs(cached.Files), status, nil
+		return fromCache(), status, nil
 	}
-	return nil, status, err
+	var zero T
+	return zero, status, err
 }
 
 // splitNotFound tells a missing dataset from a missing split: the config's
@@ -412,43 +432,22 @@ func (c *Client) resolveURLs(urls []string) []string {
 // fetchFile brings one Parquet file into the cache, or confirms the cached
 // copy with its ETag.
 func (c *Client) fetchFile(ctx context.Context, res *Result, u string, n, total int) (File, int, error) {
-	cached, haveCached := c.cache.file(u)
-	fromCache := func() File {
-		return File{URL: u, Path: c.cache.blobPath(cached.Blob), ETag: cached.ETag, Size: cached.Size, Fetched: cached.Fetched}
+	var fromCache func() File
+	etag := ""
+	if cached, ok := c.cache.file(u); ok {
+		fromCache = func() File {
+			return File{URL: u, Path: c.cache.blobPath(cached.Blob), ETag: cached.ETag, Size: cached.Size, Fetched: cached.Fetched}
+		}
+		etag = cached.ETag
 	}
 	if res.Offline != nil {
-		if haveCached {
+		if fromCache != nil {
 			return fromCache(), 0, nil
 		}
 		return File{}, 0, fmt.Errorf("no cached copy of this file, and %w", res.Offline)
 	}
-	etag := ""
-	if haveCached {
-		etag = cached.ETag
-	}
-	resp, err := c.get(ctx, u, etag)
-	status := 0
-	if err == nil {
-		defer resp.Body.Close()
-		status = resp.StatusCode
-	}
-	switch {
-	case err == nil && status == http.StatusNotModified && haveCached:
-		return fromCache(), status, nil
-	case err == nil && status == http.StatusOK:
-		f, derr := c.download(resp, res, u, n, total)
-		if derr == nil {
-			return f, status, nil
-		}
-		err = derr
-	case err == nil:
-		err = c.statusError(resp, "file")
-	}
-	if offline(err, status) && haveCached {
-		res.Offline = err
-		return fromCache(), status, nil
-	}
-	return File{}, status, err
+	fresh := func(resp *http.Response) (File, error) { return c.download(resp, res, u, n, total) }
+	return getCached(ctx, c, res, u, "file", etag, fromCache, fresh, nil)
 }
 
 func (c *Client) download(resp *http.Response, res *Result, u string, n, total int) (File, error) {
