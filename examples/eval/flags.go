@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/internal/engineflags"
+	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/harness"
@@ -21,6 +22,7 @@ import (
 // same names, meaning and defaults, and swebox's own in the same style.
 type runOptions struct {
 	DatasetName      string
+	DatasetConfig    string
 	Split            string
 	PredictionsPath  string
 	InstanceIDs      []string
@@ -57,7 +59,13 @@ type runOptions struct {
 	KeepWorkspaces bool
 	ShareObjects   bool
 	Runtime        string
-	Verbose        bool
+	// Limits of every sandbox (--memory, --cpus, --pids_limit); zero
+	// fields keep the sandbox defaults.
+	Limits sandbox.Limits
+	// GrantCapabilities grants the capabilities a family's harness gives
+	// its containers (--grant_capabilities).
+	GrantCapabilities bool
+	Verbose           bool
 
 	// Official flags that change nothing in swebox (see noticeFlags).
 	EnvImageTag   string
@@ -116,6 +124,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.DatasetName) }},
 	{names: []string{"split", "s"}, arg: "NAME", usage: "split of a Hugging Face dataset or of a dataset directory",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Split) }},
+	{names: []string{"dataset_config"}, arg: "NAME", swebox: true, usage: "config (subset) of a Hugging Face dataset, for families that publish several; default the dataset's default",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.DatasetConfig) }},
 	{names: []string{"predictions_path", "p"}, arg: "FILE", usage: "predictions (.json list or object, .jsonl), or 'gold' for the dataset's own patches; required",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.PredictionsPath) }},
 	{names: []string{"instance_ids", "i"}, arg: "IDS", usage: "instances to run, space- or comma-separated; repeatable; default all",
@@ -193,6 +203,14 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.ShareObjects) }},
 	{names: []string{"runtime"}, arg: "NAME", swebox: true, usage: "OCI runtime of every container, e.g. runsc (gVisor); default the engine's",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Runtime) }},
+	{names: []string{"memory"}, arg: "BYTES", swebox: true, usage: "memory limit of every sandbox, swap equal to it (e.g. 4g); default 2g",
+		value: func(o *runOptions) flag.Value { return bytesValue{&o.Limits.Memory} }},
+	{names: []string{"cpus"}, arg: "N", swebox: true, usage: "CPUs of every sandbox (e.g. 1.5); default 2",
+		value: func(o *runOptions) flag.Value { return cpusValue{&o.Limits.NanoCPUs} }},
+	{names: []string{"pids_limit"}, arg: "N", swebox: true, usage: "processes and threads of every sandbox; default 512",
+		value: func(o *runOptions) flag.Value { return (*int64Value)(&o.Limits.PidsLimit) }},
+	{names: []string{"grant_capabilities"}, arg: "", swebox: true, usage: "grant the Linux capabilities a family's harness gives its containers (SWE-bench Multimodal's SYS_ADMIN for browser tests); each grant is written to run_instance.log; without it they are granted only under --runtime runsc (gVisor)",
+		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.GrantCapabilities) }},
 	{names: []string{"verbose", "v"}, arg: "", swebox: true, usage: "log what the evaluator does to stderr",
 		value: func(o *runOptions) flag.Value { return (*boolValue)(&o.Verbose) }},
 }

@@ -15,10 +15,14 @@ import (
 // loadRows reads the dataset of a run: the file or directory at name when
 // there is one (.json, .jsonl, .parquet, <dir>/<split>.*), otherwise the
 // Hugging Face dataset or official alias name names, through the Hub's
-// Parquet export and the cache. What it did goes to w; on a terminal a
+// Parquet export and the cache, of config (the Hub's default when ""). What
+// it did goes to w; on a terminal a
 // download draws a progress bar there.
-func loadRows(ctx context.Context, name, split string, w io.Writer) ([]dataset.Instance, error) {
+func loadRows(ctx context.Context, name, split, config string, w io.Writer) ([]dataset.Instance, error) {
 	if _, err := os.Stat(name); err == nil || !dataset.IsHubName(name) {
+		if config != "" {
+			return nil, fmt.Errorf("--dataset_config %s names a config of a Hugging Face dataset; %s is a local dataset, which has none", config, name)
+		}
 		return dataset.LoadDatasetSplit(name, split)
 	}
 	bar := &downloadBar{w: w, tty: isTerminal(w)}
@@ -26,7 +30,7 @@ func loadRows(ctx context.Context, name, split string, w io.Writer) ([]dataset.I
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Load(ctx, hub.Request{Name: name, Split: split})
+	res, err := c.Load(ctx, hub.Request{Name: name, Split: split, Config: config})
 	bar.finish()
 	if err != nil {
 		return nil, fmt.Errorf("%w%s", err, hubAdvice(err))

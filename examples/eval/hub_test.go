@@ -80,21 +80,21 @@ func TestLoadRowsByName(t *testing.T) {
 	srv := serveDemo(t)
 	want := rowFacts(loadEmbeddedDataset(t))
 	var out bytes.Buffer
-	rows, err := loadRows(context.Background(), demoHubName, "test", &out)
+	rows, err := loadRows(context.Background(), demoHubName, "test", "", &out)
 	require.NoError(t, err)
 	assert.Equal(t, want, rowFacts(rows))
 	assert.Equal(t, "dataset swebox/demo (split test): 7 rows, downloaded 2 of 2 Parquet files\n", out.String(),
 		"off a terminal no progress bar is drawn")
 
 	out.Reset()
-	rows, err = loadRows(context.Background(), demoHubName, "test", &out)
+	rows, err = loadRows(context.Background(), demoHubName, "test", "", &out)
 	require.NoError(t, err)
 	assert.Equal(t, want, rowFacts(rows))
 	assert.Equal(t, "dataset swebox/demo (split test): 7 rows, the cached copy is current\n", out.String())
 
 	srv.Close()
 	out.Reset()
-	rows, err = loadRows(context.Background(), demoHubName, "test", &out)
+	rows, err = loadRows(context.Background(), demoHubName, "test", "", &out)
 	require.NoError(t, err)
 	assert.Equal(t, want, rowFacts(rows))
 	assert.Contains(t, out.String(), "dataset swebox/demo (split test): the Hub is unreachable (")
@@ -108,10 +108,10 @@ func TestLoadRowsLocalParquet(t *testing.T) {
 	files := demoParquetFiles(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "test.parquet"), files[0], 0o644))
 	var out bytes.Buffer
-	rows, err := loadRows(context.Background(), dir, "test", &out)
+	rows, err := loadRows(context.Background(), dir, "test", "", &out)
 	require.NoError(t, err)
 	assert.Len(t, rows, 4)
-	rows, err = loadRows(context.Background(), filepath.Join(dir, "test.parquet"), "test", &out)
+	rows, err = loadRows(context.Background(), filepath.Join(dir, "test.parquet"), "test", "", &out)
 	require.NoError(t, err)
 	assert.Len(t, rows, 4)
 	assert.Empty(t, out.String())

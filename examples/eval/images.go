@@ -141,7 +141,7 @@ func runTaskImages(ctx context.Context, o imagesOptions, repo string, fs *flag.F
 }
 
 func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer) error {
-	rows, err := loadRows(ctx, o.datasetNames[0], o.split, stderr)
+	rows, err := loadRows(ctx, o.datasetNames[0], o.split, "", stderr)
 	if err != nil {
 		return err
 	}

@@ -164,7 +164,7 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 		}
 		rows = taskrepo.Instances(tasks)
 		fmt.Fprintf(w, "task repository %s: %d tasks\n", o.TaskRepo, len(rows))
-	} else if rows, err = loadRows(ctx, o.DatasetName, o.Split, w); err != nil {
+	} else if rows, err = loadRows(ctx, o.DatasetName, o.Split, o.DatasetConfig, w); err != nil {
 		return fail(err)
 	}
 	var preds []dataset.Prediction
@@ -302,6 +302,8 @@ func runConfig(o runOptions) swebench.Config {
 		ShareObjects:   o.ShareObjects,
 		Runtime:        o.Runtime,
 	}
+	cfg.Limits = o.Limits
+	cfg.GrantCapabilities = o.GrantCapabilities
 	if o.Workspace {
 		cfg.Mode = harness.ModeWorkspace
 	}

@@ -103,7 +103,7 @@ func runGrade(args []string, stdout, stderr io.Writer) int {
 }
 
 func gradeLog(datasetName, split, id, logFile, grading, overrides string, mode swebench.GradingMode) (grade.InstanceReport, error) {
-	rows, err := loadRows(context.Background(), datasetName, split, io.Discard)
+	rows, err := loadRows(context.Background(), datasetName, split, "", io.Discard)
 	if err != nil {
 		return grade.InstanceReport{}, err
 	}

@@ -55,9 +55,15 @@ func NewServer(t testing.TB) *Server {
 // SetSplit serves files as the Parquet files of name's split in config
 // "default", replacing what was served before.
 func (s *Server) SetSplit(name, split string, files ...[]byte) {
+	s.SetConfigSplit(name, "default", split, files...)
+}
+
+// SetConfigSplit serves files as the Parquet files of name's split in
+// config, replacing what was served before.
+func (s *Server) SetConfigSplit(name, config, split string, files ...[]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := name + "/default"
+	key := name + "/" + config
 	if s.splits[key] == nil {
 		s.splits[key] = map[string][][]byte{}
 	}
