@@ -12,6 +12,7 @@ import (
 
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/swebench"
 )
 
 func shell(t *testing.T, sb *sandbox.Sandbox, script string) string {
@@ -97,4 +98,34 @@ func startDiffReset(t *testing.T, c *sandbox.Client, unreachable string) {
 	require.NoError(t, env.Close())
 	// A pod may take a moment to go after its deletion.
 	require.Eventually(t, func() bool { return len(ofTask()) == 0 }, time.Minute, 250*time.Millisecond, "Close leaves no sandbox of the task")
+}
+
+// Task sandboxes carry the evaluator's run label, one value per Tasks,
+// and the owner label, so that `eval prune --run_id` finds one program's
+// and the sweep of a dead owner's finds them.
+func TestTaskSandboxLabels(t *testing.T) {
+	d := loadDemo(t)
+	c := testenv.Client(t)
+	ctx := context.Background()
+	a, b := newTasks(t, d, c), newTasks(t, d, c)
+	ea, err := a.Start(ctx, d.rows[0].InstanceID)
+	require.NoError(t, err)
+	defer ea.Close()
+	eb, err := b.Start(ctx, d.rows[0].InstanceID)
+	require.NoError(t, err)
+	defer eb.Close()
+	la, lb := ea.Sandbox().Spec().Labels, eb.Sandbox().Spec().Labels
+	require.NotEmpty(t, la[swebench.LabelRun])
+	require.NotEqual(t, la[swebench.LabelRun], lb[swebench.LabelRun], "each Tasks has a run label of its own")
+	require.Equal(t, d.rows[0].InstanceID, la[swebench.LabelInstance])
+	objs, err := c.List(ctx, sandbox.ListRequest{Labels: map[string]string{swebench.LabelRun: la[swebench.LabelRun]}})
+	require.NoError(t, err)
+	var ids []string
+	for _, o := range objs {
+		if o.Kind == sandbox.KindSandbox {
+			ids = append(ids, o.ID)
+			require.NotEmpty(t, o.Labels[sandbox.LabelOwner], "the owner label")
+		}
+	}
+	require.Equal(t, []string{ea.Sandbox().ID()}, ids, "the run label finds this Tasks' sandbox only")
 }

@@ -126,7 +126,10 @@ func New(ctx context.Context, cfg Config) (*Tasks, error) {
 			ec.Predictions[i].ModelPatch = &p
 		}
 	}
-	ec.RunID = "task"
+	// The run id labels the task sandboxes (swebench.LabelRun), so that
+	// `eval prune --run_id` and `eval clean` find one Tasks' sandboxes and
+	// no other program's.
+	ec.RunID = "task-" + randomHex(6)
 	ec.LogDir, ec.ReportDir = filepath.Join(t.dir, "logs"), filepath.Join(t.dir, "reports")
 	ec.WorkDir = filepath.Join(t.dir, "work")
 	ec.RewriteReports = false
