@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/swebox/swebox/internal/hosttar"
+	"github.com/swebox/swebox/internal/hostfs"
 )
 
 // DefaultCopyLimit caps the bytes of file content one copy moves.
@@ -391,7 +391,7 @@ func tarHostPath(hostPath string, contentsOnly bool, w io.Writer) error {
 		if rel == "." {
 			return nil // the directory itself, with contentsOnly
 		}
-		h, err := hosttar.Header(info, filepath.ToSlash(rel), func() (string, error) { return os.Readlink(p) })
+		h, err := hostfs.TarHeader(info, filepath.ToSlash(rel), func() (string, error) { return os.Readlink(p) })
 		if err != nil {
 			return err
 		}

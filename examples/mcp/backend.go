@@ -368,7 +368,12 @@ func readCapped(workspace, name string, limit int) sandbox.Output {
 		return sandbox.Output{}
 	}
 	defer root.Close()
-	o, _ := hostfs.ReadCapped(root, strings.TrimPrefix(name, "/"), limit)
+	f, fi, err := hostfs.Open(root, strings.TrimPrefix(name, "/"))
+	if err != nil {
+		return sandbox.Output{}
+	}
+	defer f.Close()
+	o, _ := sandbox.ReadOutput(f, fi.Size(), limit)
 	return o
 }
 

@@ -210,3 +210,18 @@ func TestOnlyTheTaskRepoReaderLinksYAML(t *testing.T) {
 	// The rule has teeth: the reader does link one.
 	assert.Contains(t, goList(t, "swebench/taskrepo", true)[reader], "go.yaml.in/yaml/v3")
 }
+
+// TestInternalHelpersBelowSandbox: the host-file helpers that sandbox
+// itself uses (internal/hostfs, internal/fsutil) import nothing of the
+// module's, so that every layer can use them.
+func TestInternalHelpersBelowSandbox(t *testing.T) {
+	for _, pkg := range []string{"internal/hostfs", "internal/fsutil"} {
+		deps := goList(t, pkg, true)[module+"/"+pkg]
+		require.NotEmpty(t, deps, "%s listed", pkg)
+		for _, d := range deps {
+			assert.False(t, strings.HasPrefix(d, module+"/"), "%s depends on %s", pkg, d)
+		}
+	}
+	// The rule has teeth: sandbox uses hostfs.
+	assert.Contains(t, goList(t, "sandbox", false)[module+"/sandbox"], module+"/internal/hostfs")
+}

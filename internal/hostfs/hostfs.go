@@ -5,7 +5,9 @@
 // rather than followed; only regular files are read, opened non-blocking so
 // a FIFO cannot hold the host; and reads are bounded, so a file the sandbox
 // made huge (a sparse 1000 MB file costs it nothing) costs the host at most
-// the bound.
+// the bound. It also describes host files as tar entries ([TarHeader]).
+//
+// It imports nothing of the module's, so that sandbox can import it.
 package hostfs
 
 import (
@@ -15,8 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"github.com/swebox/swebox/sandbox"
 )
 
 // ErrNotRegular: the name is a symlink, a directory, a FIFO or another
@@ -76,17 +76,6 @@ func ReadFile(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
 	}
 	return b, nil
-}
-
-// ReadCapped reads the regular file name in root the way a command's
-// output is kept ([sandbox.ReadOutput]).
-func ReadCapped(root *os.Root, name string, limit int) (sandbox.Output, error) {
-	f, fi, err := Open(root, name)
-	if err != nil {
-		return sandbox.Output{}, err
-	}
-	defer f.Close()
-	return sandbox.ReadOutput(f, fi.Size(), limit)
 }
 
 // WriteFile writes data to name in root as a new file with mode perm.

@@ -24,17 +24,4 @@ func TestReadBounds(t *testing.T) {
 	b, err := ReadFile(root, "f", 200)
 	require.NoError(t, err)
 	assert.Equal(t, data, string(b))
-
-	o, err := ReadCapped(root, "f", 100)
-	require.NoError(t, err)
-	assert.Equal(t, strings.Repeat("a", 50), string(o.Head))
-	assert.Equal(t, strings.Repeat("z", 50), string(o.Tail))
-	assert.True(t, o.Truncated)
-	assert.Equal(t, int64(100), o.Dropped)
-	assert.Equal(t, int64(200), o.Total)
-
-	o, err = ReadCapped(root, "f", 200)
-	require.NoError(t, err)
-	assert.Equal(t, data, string(o.Head))
-	assert.False(t, o.Truncated)
 }

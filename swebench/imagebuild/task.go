@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swebox/swebox/internal/hosttar"
+	"github.com/swebox/swebox/internal/hostfs"
 	"github.com/swebox/swebox/swebench/harness"
 )
 
@@ -270,7 +270,7 @@ func taskContext(t TaskImage) ([]byte, string, error) {
 			if err != nil {
 				return err
 			}
-			hdr, err := hosttar.Header(info, p, func() (string, error) { return root.Readlink(p) })
+			hdr, err := hostfs.TarHeader(info, p, func() (string, error) { return root.Readlink(p) })
 			if err != nil {
 				return err
 			}

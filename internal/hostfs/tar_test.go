@@ -1,4 +1,4 @@
-package hosttar
+package hostfs
 
 import (
 	"archive/tar"
@@ -13,7 +13,7 @@ import (
 
 // An entry keeps its kind, mode and size, a symlink its target unfollowed,
 // and no entry keeps its owner; readlink is asked for symlinks only.
-func TestHeader(t *testing.T) {
+func TestTarHeader(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("hello"), 0o640))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o750))
@@ -41,7 +41,7 @@ func TestHeader(t *testing.T) {
 			info, err := os.Lstat(p)
 			require.NoError(t, err)
 			asked := 0
-			h, err := Header(info, "in/"+tc.name, func() (string, error) { asked++; return os.Readlink(p) })
+			h, err := TarHeader(info, "in/"+tc.name, func() (string, error) { asked++; return os.Readlink(p) })
 			require.NoError(t, err)
 			assert.Equal(t, "in/"+tc.name, h.Name)
 			assert.Equal(t, tc.typeflag, h.Typeflag)
@@ -58,6 +58,6 @@ func TestHeader(t *testing.T) {
 	info, err := os.Lstat(filepath.Join(dir, "l"))
 	require.NoError(t, err)
 	gone := errors.New("link gone")
-	_, err = Header(info, "l", func() (string, error) { return "", gone })
+	_, err = TarHeader(info, "l", func() (string, error) { return "", gone })
 	assert.ErrorIs(t, err, gone, "a link that cannot be read is an error, not an empty target")
 }
