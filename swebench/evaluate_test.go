@@ -313,7 +313,7 @@ func TestEvaluatePrebuiltMode(t *testing.T) {
 	// The same image under the name the official harness gives images it
 	// builds locally (no namespace, no _1776_ rewrite).
 	local := "sweb.eval.x86_64.calc__calc-1:" + ns
-	testenv.BuildTestbedImage(t, f.client, filepath.Join(f.project.Sources, "swebox-test__calc"), ref, local)
+	swebenchtest.BuildTestbedImage(t, f.client, filepath.Join(f.project.Sources, "swebox-test__calc"), ref, local)
 
 	cfg := f.config(t, "prebuilt", []dataset.Prediction{pred("calc__calc-1", goldPatch)})
 	cfg.Mode, cfg.Namespace, cfg.Repos, cfg.Image = harness.ModePrebuilt, ns, nil, ""

@@ -58,7 +58,7 @@ func TestSwitchCommand(t *testing.T) {
 	has, err := c.HasImage(context.Background(), image)
 	require.NoError(t, err)
 	require.False(t, has, "%s exists already; the test would remove it", image)
-	testenv.BuildTestbedImage(t, c, filepath.Join(p.Sources, "swebox-test__calc"), image)
+	swebenchtest.BuildTestbedImage(t, c, filepath.Join(p.Sources, "swebox-test__calc"), image)
 
 	inst := p.Instance(id)
 	inst.Repo, inst.Version = "pytest-dev/pytest", "5.4"

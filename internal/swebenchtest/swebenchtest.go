@@ -1,9 +1,10 @@
 // Package swebenchtest is the SWE-bench fixture of the project's tests: a
 // small Python project committed with go-git, dataset rows and predictions
-// over it, evaluation configs on a test engine, the eval command built and its
-// demo exported, and readers of what a run wrote. The engine helpers it builds
-// on are internal/testenv's; sandbox's tests, which know nothing of SWE-bench,
-// use only those.
+// over it, images laid out like the official instance images
+// ([BuildTestbedImage]), evaluation configs on a test engine, the eval
+// command built and its demo exported, and readers of what a run wrote. The
+// engine helpers it builds on are internal/testenv's; sandbox's tests, which
+// know nothing of SWE-bench, use only those.
 package swebenchtest
 
 import (

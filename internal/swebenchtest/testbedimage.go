@@ -1,4 +1,4 @@
-package testenv
+package swebenchtest
 
 import (
 	"archive/tar"
@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
 
 // BuildTestbedImage builds, on c's engine, an image laid out like the
-// official instance images: Image() with dir copied to /testbed (owned by
+// official instance images: testenv.Image() with dir copied to /testbed (owned by
 // root), tagged with each of tags, which are removed when the test ends.
 func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...string) {
 	t.Helper()
@@ -49,7 +50,7 @@ func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...stri
 		}
 		return nil
 	}))
-	df := "FROM " + Image() + "\nCOPY testbed /testbed\nWORKDIR /testbed\n"
+	df := "FROM " + testenv.Image() + "\nCOPY testbed /testbed\nWORKDIR /testbed\n"
 	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg}))
 	_, err := tw.Write([]byte(df))
 	require.NoError(t, err)
