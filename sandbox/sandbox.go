@@ -102,7 +102,6 @@ func (c *Client) createSandbox(ctx context.Context, req createRequest) (string, 
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("create sandbox: %w", err)
 	}
-	c.startReap()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	req.Labels = c.labels(req.Spec.Labels)
@@ -113,6 +112,11 @@ func (c *Client) createSandbox(ctx context.Context, req createRequest) (string, 
 		}
 		return "", c.engineErr("create sandbox", err)
 	}
+	// The sweep starts once a request has gone through: the Docker client
+	// negotiates its API version on its first request and writes the
+	// version unguarded, which a request of the sweep's would read
+	// meanwhile (the race detector saw it).
+	c.startReap()
 	if err := ctx.Err(); err != nil {
 		return "", errors.Join(fmt.Errorf("create sandbox: %w", err), c.removeSandbox(ctx, id))
 	}
