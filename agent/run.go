@@ -133,6 +133,21 @@ type runDir struct {
 	rel  string // relative to the workspace
 }
 
+// open opens the run directory rid in the workspace ws and prepares j
+// there (prepare); the caller removes the directory.
+func (j job) open(ws, rid string, eo ExecOptions, sessionEnv map[string]string) (*runDir, []string, sandbox.ExecRequest, error) {
+	dir, err := openRunDir(ws, rid)
+	if err != nil {
+		return nil, nil, sandbox.ExecRequest{}, err
+	}
+	argv, req, err := j.prepare(dir, eo, sessionEnv)
+	if err != nil {
+		dir.remove()
+		return nil, nil, sandbox.ExecRequest{}, err
+	}
+	return dir, argv, req, nil
+}
+
 func openRunDir(ws, rid string) (*runDir, error) {
 	root, err := os.OpenRoot(ws)
 	if err != nil {
@@ -267,15 +282,11 @@ func (m *Manager) oneShot(ctx context.Context, so SessionOptions, eo ExecOptions
 	}
 	defer func() { err = errors.Join(err, px.Close()) }()
 
-	dir, err := openRunDir(ws, rid)
+	dir, argv, req, err := j.open(ws, rid, eo, so.Env)
 	if err != nil {
 		return Result{}, err
 	}
 	defer dir.remove()
-	argv, req, err := j.prepare(dir, eo, so.Env)
-	if err != nil {
-		return Result{}, err
-	}
 	var raw sandbox.ExecResult
 	if len(secrets) == 0 {
 		// No secrets to copy in first: the command is the container's
@@ -392,15 +403,11 @@ func (m *Manager) runPooled(ctx context.Context, spec sandbox.Spec, so SessionOp
 		return Result{}, err
 	}
 	rid := newRunID()
-	dir, err := openRunDir(ws, rid)
+	dir, argv, req, err := j.open(ws, rid, eo, so.Env)
 	if err != nil {
 		return Result{}, err
 	}
 	defer dir.remove()
-	argv, req, err := j.prepare(dir, eo, so.Env)
-	if err != nil {
-		return Result{}, err
-	}
 	req.Env = merge(so.Env, req.Env)
 	var dirs []string
 	if len(secrets) > 0 {

@@ -568,15 +568,11 @@ func (s *Session) run(ctx context.Context, eo ExecOptions, j job) (Result, error
 		return Result{}, err
 	}
 	rid := newRunID()
-	dir, err := openRunDir(s.ws, rid)
+	dir, argv, req, err := j.open(s.ws, rid, eo, s.opts.Env)
 	if err != nil {
 		return Result{}, err
 	}
 	defer dir.remove()
-	argv, req, err := j.prepare(dir, eo, s.opts.Env)
-	if err != nil {
-		return Result{}, err
-	}
 	if s.pooled {
 		// A pooled sandbox's spec has no environment: the session's goes
 		// with each command.
