@@ -103,7 +103,10 @@ func (s *Submission) verdictOnly() error {
 		FailToPass: r.FailToPass, PassToPass: r.PassToPass,
 		Error: r.Error, Err: r.Err, Warning: r.Warning, Retries: r.Retries,
 		OOMKills: r.OOMKills, PatchCommand: r.PatchCommand,
-		Duration: r.Duration, TestDuration: r.TestDuration,
+		// How the model patch applied tells nothing of the tests; the
+		// log's tail (LogTail) is test output and is dropped.
+		PatchAttempts: r.PatchAttempts,
+		Duration:      r.Duration, TestDuration: r.TestDuration,
 	}
 	s.Report, s.ReportJSON, s.TestOutput = nil, nil, ""
 	return s.Discard()

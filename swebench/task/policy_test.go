@@ -107,6 +107,8 @@ func TestSubmitFeedback(t *testing.T) {
 				assert.Nil(t, sub.Result.Report)
 				assert.Empty(t, sub.TestOutput)
 				assert.Empty(t, sub.Result.LogDir)
+				assert.Empty(t, sub.Result.LogTail, "the end of the test output")
+				assert.NotEmpty(t, sub.Result.PatchAttempts, "how the patch applied stays")
 			}
 			logs := append(filesUnder(t, filepath.Join(dir, "logs")), filesUnder(t, filepath.Join(dir, "reports"))...)
 			if tc.full {
