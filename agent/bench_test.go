@@ -113,7 +113,7 @@ func BenchmarkCachedRequirements(b *testing.B) {
 	m, c := newManager(b)
 	ctx := context.Background()
 	wheels := buildWheel(b, c, "", "benchpkg", "1.0")
-	opts := agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"benchpkg"}, WheelDir: wheels}}
+	opts := agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"benchpkg"}, WheelDir: wheels}}}
 	code := "import benchpkg\nprint(1)"
 	warm, err := m.RunPython(ctx, code, opts)
 	require.NoError(b, err)

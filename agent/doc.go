@@ -18,9 +18,11 @@
 //
 //	// One-shot: a fresh workspace and container, removed afterwards.
 //	res, err := m.RunPython(ctx, "import pandas\nprint(pandas.__version__)", agent.RunOptions{
-//		Requirements: agent.Requirements{Packages: []string{"pandas"}, WheelDir: "/srv/wheels"},
-//		Files:        []agent.File{{Name: "data.csv", HostPath: "/data/in.csv"}},
-//		Timeout:      30 * time.Second,
+//		SandboxOptions: agent.SandboxOptions{
+//			Requirements: agent.Requirements{Packages: []string{"pandas"}, WheelDir: "/srv/wheels"},
+//			Files:        []agent.File{{Name: "data.csv", HostPath: "/data/in.csv"}},
+//		},
+//		Timeout: 30 * time.Second,
 //	})
 //	if err != nil { ... }
 //	if !res.OK() {
@@ -28,10 +30,10 @@
 //	}
 //
 //	// A session: one workspace and one container across calls.
-//	s, err := m.Open(ctx, "task-42", agent.SessionOptions{
+//	s, err := m.Open(ctx, "task-42", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{
 //		Egress:  egress.Allowlist{Hosts: []string{"api.github.com"}},
 //		Secrets: map[string]string{"GITHUB_TOKEN": "gh"},
-//	})
+//	}})
 //	if err != nil { ... }
 //	res, err = s.RunPython(ctx, "open('output/report.md', 'w').write('# done')", agent.ExecOptions{})
 //	rep, err := s.RunTests(ctx, agent.TestRequest{Code: code, Function: "solve",
@@ -43,7 +45,7 @@
 // one job each live beside it:
 //
 //   - [github.com/swebox/swebox/agent/egress]: the allowlisting HTTP and
-//     CONNECT proxy behind [RunOptions.Egress] (standard library only).
+//     CONNECT proxy behind [SandboxOptions.Egress] (standard library only).
 //   - [github.com/swebox/swebox/agent/traceback]: Python tracebacks read
 //     from stderr, as in [Result.Error] (standard library only).
 //   - [github.com/swebox/swebox/agent/secrets]: the resolvers that

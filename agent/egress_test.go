@@ -55,8 +55,10 @@ func TestEgressAllowlist(t *testing.T) {
 
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "swebox-egress-*"))
 	res, err := m.RunPython(context.Background(), egressProbe, agent.RunOptions{
-		Egress: egress.Allowlist{Hosts: []string{ip + ":" + aport, ip + ":" + tport, "169.254.169.254"}},
-		Args:   []string{allowed.URL + "/x", allowedTLS.URL + "/y", refused.URL + "/z", ip, aport},
+		SandboxOptions: agent.SandboxOptions{
+			Egress: egress.Allowlist{Hosts: []string{ip + ":" + aport, ip + ":" + tport, "169.254.169.254"}},
+		},
+		Args: []string{allowed.URL + "/x", allowedTLS.URL + "/y", refused.URL + "/z", ip, aport},
 	})
 	require.NoError(t, err)
 	require.True(t, res.OK(), res.Stderr.String())
@@ -113,7 +115,7 @@ func TestSessionEgress(t *testing.T) {
 	ip := testenv.HostIP(t)
 	srv := testenv.ServeOn(t, ip, "session body", false)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	s := createT(t, m, "net", agent.SessionOptions{Egress: egress.Allowlist{Hosts: []string{ip + ":" + port}}})
+	s := createT(t, m, "net", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Egress: egress.Allowlist{Hosts: []string{ip + ":" + port}}}})
 	code := "import sys, urllib.request\nprint(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())"
 	for i := 0; i < 2; i++ {
 		res := sessionPythonT(t, s, code, agent.ExecOptions{Args: []string{srv.URL}})

@@ -48,7 +48,7 @@ for root, dirs, names in sorted(os.walk('mounts')):
 print(os.access('mounts/run.sh', os.X_OK))
 open('mounts/data/in.csv', 'a').write('3,4\n')
 `
-	res := runPythonT(t, m, code, agent.RunOptions{Files: files})
+	res := runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: files}})
 	require.True(t, res.OK(), res.Stderr.String())
 	assert.Equal(t, `mounts/remote.txt from the web
 mounts/run.sh #!/bin/sh|echo ran
@@ -58,7 +58,7 @@ mounts/tree/sub/leaf.txt leaf
 True
 `, res.Stdout.String(), "the host symlink is not copied; the code may change its inputs")
 
-	_, err := m.RunPython(context.Background(), "", agent.RunOptions{Files: []agent.File{{URL: srv.URL + "/missing"}}})
+	_, err := m.RunPython(context.Background(), "", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{URL: srv.URL + "/missing"}}}})
 	var fe *agent.FetchError
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, http.StatusNotFound, fe.Status)
@@ -82,7 +82,7 @@ func TestFetchGuards(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := newManager(t, tc.opts...)
-			_, err := m.RunPython(context.Background(), "", agent.RunOptions{Files: []agent.File{{Name: "x", URL: tc.url}}})
+			_, err := m.RunPython(context.Background(), "", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{Name: "x", URL: tc.url}}}})
 			require.ErrorIs(t, err, agent.ErrFetch)
 		})
 	}
@@ -135,7 +135,7 @@ os.symlink('..', 'output/up')
 
 func TestSessionFiles(t *testing.T) {
 	m, _ := newManager(t)
-	s := createT(t, m, "files", agent.SessionOptions{Files: []agent.File{{Name: "a.txt", Data: []byte("at create")}}})
+	s := createT(t, m, "files", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{Name: "a.txt", Data: []byte("at create")}}}})
 	require.NoError(t, s.AddFiles(context.Background(), agent.File{Name: "b.txt", Data: []byte("added")}))
 	// A symlink the program plants in mounts/ does not redirect later writes.
 	res := sessionPythonT(t, s, "import os\nos.symlink('/tmp', 'mounts/dir')\nprint(open('mounts/a.txt').read(), open('mounts/b.txt').read(), open('mounts/c.txt').read())", agent.ExecOptions{Files: []agent.File{{Name: "c.txt", Data: []byte("per call")}}})

@@ -92,7 +92,7 @@ func TestInstallLinksNeverFollowed(t *testing.T) {
 	m, _ := newManager(t, agent.WithEnvCache(envs))
 	reqs := agent.Requirements{Packages: []string{"linkplant==1.0"}, WheelDir: wheels}
 
-	first := runPythonT(t, m, "print('ok')", agent.RunOptions{Requirements: reqs})
+	first := runPythonT(t, m, "print('ok')", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.NotNil(t, first.Install)
 	require.True(t, first.Install.OK(), first.Install.Stderr.String())
 	assert.NotContains(t, first.Install.Packages, "host-secret==1.0", "the host read its own file through the sandbox's link")
@@ -107,7 +107,7 @@ func TestInstallLinksNeverFollowed(t *testing.T) {
 	meta := filepath.Join(envs, key, ".swebox-env.json")
 	_ = os.Remove(meta)
 	require.NoError(t, os.Symlink(victim, meta))
-	second := runPythonT(t, m, "print('ok')", agent.RunOptions{Requirements: reqs})
+	second := runPythonT(t, m, "print('ok')", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.NotNil(t, second.Install)
 	require.True(t, second.Install.OK(), second.Install.Stderr.String())
 	assert.NotContains(t, second.Install.Packages, "stolen==1.0", "the host read the cache's link")

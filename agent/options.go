@@ -11,24 +11,27 @@ import (
 	"github.com/swebox/swebox/sandbox"
 )
 
-// RunOptions configure a one-shot run: the sandbox it gets and the command.
-// The zero value runs the default image with the hardened defaults, no
-// network and a one-minute timeout.
-type RunOptions struct {
+// SandboxOptions configure the sandbox of a one-shot run or a session:
+// the fields RunOptions and SessionOptions share.
+type SandboxOptions struct {
 	// Image to run. Default: the manager's (DefaultImage).
 	Image string
-	// Env is set for the run. Values are visible in the container's
-	// configuration; pass credentials as Secrets.
+	// Env is set for the program (in a session, for every command). Values
+	// are visible in the container's configuration; pass credentials as
+	// Secrets.
 	Env map[string]string
 	// Secrets maps environment variable names to logical secret names,
-	// which the manager's secrets.Resolver turns into values. Values never
-	// appear in the container's configuration and are masked in results.
+	// which the manager's secrets.Resolver turns into values (for a
+	// session, when its container starts, exported to every command).
+	// Values never appear in the container's configuration and are masked
+	// in results.
 	Secrets map[string]string
-	// Files are written into the workspace's mounts/ directory first.
+	// Files are written into the workspace's mounts/ directory first (for
+	// a session, when it is created).
 	Files []File
 	// Requirements are installed into a virtual environment at
-	// /workspace/.venv before the run; environments are cached by the hash
-	// of the requirements.
+	// /workspace/.venv first; environments are cached by the hash of the
+	// requirements. Session.Install adds more to a session's.
 	Requirements Requirements
 	// Egress grants network access to the listed hosts, through an
 	// egress.Proxy the manager runs. It needs python3 in the image and the
@@ -38,6 +41,13 @@ type RunOptions struct {
 	Limits sandbox.Limits
 	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
 	Runtime string
+}
+
+// RunOptions configure a one-shot run: the sandbox it gets and the command.
+// The zero value runs the default image with the hardened defaults, no
+// network and a one-minute timeout.
+type RunOptions struct {
+	SandboxOptions
 	// Timeout bounds the run (not the install). Default: DefaultTimeout.
 	Timeout time.Duration
 	// Args are passed to the program: sys.argv[1:] or the script's $@.
@@ -62,27 +72,7 @@ type RunOptions struct {
 // SessionOptions configure a session's sandbox. They are fixed for the
 // session's life; per-call settings are in ExecOptions.
 type SessionOptions struct {
-	// Image to run. Default: the manager's (DefaultImage).
-	Image string
-	// Env is set for every command of the session; values are visible in
-	// the container's configuration.
-	Env map[string]string
-	// Secrets maps environment variable names to logical secret names,
-	// resolved when the session's container starts and exported to every
-	// command; masked in results.
-	Secrets map[string]string
-	// Files are written into mounts/ when the session is created.
-	Files []File
-	// Requirements are installed into the session's virtual environment
-	// (/workspace/.venv) when it is created; Session.Install adds more.
-	Requirements Requirements
-	// Egress grants the session's commands network access to the listed
-	// hosts through an egress.Proxy the manager runs. Default: no network.
-	Egress egress.Allowlist
-	// Limits on resources; zero fields take the sandbox package's defaults.
-	Limits sandbox.Limits
-	// Runtime is the OCI runtime, e.g. "runsc". Default: the engine's.
-	Runtime string
+	SandboxOptions
 	// IdleTimeout ends the session after this long without a call; negative
 	// never. Default: the manager's.
 	IdleTimeout time.Duration
@@ -146,14 +136,13 @@ func (o ArtifactOptions) withDefaults() ArtifactOptions {
 
 // split separates a one-shot's options into the sandbox's and the command's.
 func (o RunOptions) split() (SessionOptions, ExecOptions) {
-	return SessionOptions{
-			Image: o.Image, Env: o.Env, Files: o.Files, Requirements: o.Requirements,
-			Egress: o.Egress, Limits: o.Limits, Runtime: o.Runtime,
-		}, ExecOptions{
-			Secrets: o.Secrets, Timeout: o.Timeout, Args: o.Args, Stdin: o.Stdin,
-			OutputLimit: o.OutputLimit, Artifacts: o.Artifacts, Shell: o.Shell,
-			Stdout: o.Stdout, Stderr: o.Stderr,
-		}
+	so := o.SandboxOptions
+	so.Secrets = nil // a one-shot run's secrets go with its command
+	return SessionOptions{SandboxOptions: so}, ExecOptions{
+		Secrets: o.Secrets, Timeout: o.Timeout, Args: o.Args, Stdin: o.Stdin,
+		OutputLimit: o.OutputLimit, Artifacts: o.Artifacts, Shell: o.Shell,
+		Stdout: o.Stdout, Stderr: o.Stderr,
+	}
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -110,16 +110,16 @@ func pooledCases(wheels string) []pooledCase {
 		{name: "exception", code: "def f(x):\n    return 1 / x\n\nf(0)\n"},
 		{name: "signal", code: "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"},
 		{name: "args, stdin, env, working directory", code: "import os, sys\nprint(sys.argv[1:], sys.stdin.read(), os.environ['GREETING'], os.environ['PYTHONPATH'], os.getcwd())",
-			opts: agent.RunOptions{Args: []string{"a b", "$X"}, Stdin: []byte("in"), Env: map[string]string{"GREETING": "hi", "PYTHONPATH": "/opt/lib"}}},
+			opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"GREETING": "hi", "PYTHONPATH": "/opt/lib"}}, Args: []string{"a b", "$X"}, Stdin: []byte("in")}},
 		{name: "workspace layout, owner and user", code: "import os\nst = os.stat('/workspace')\nprint(sorted(os.listdir('/workspace')), oct(st.st_mode), st.st_uid, os.getuid(), os.getgid(), sorted(os.listdir('/workspace/output')))"},
 		{name: "files in, artifacts out", code: "import os\nd = open('mounts/data/in.csv').read()\nos.makedirs('output/sub')\nopen('output/sub/copy.csv', 'w').write(d.upper())\nopen('output/note.txt', 'w').write('n')\nos.symlink('/etc/passwd', 'output/passwd')\nopen('top.txt', 'w').write('top')\nprint(open('top.txt').read())",
-			opts: agent.RunOptions{Files: []agent.File{{Name: "data/in.csv", Data: []byte("a,b\n")}}}},
+			opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{Name: "data/in.csv", Data: []byte("a,b\n")}}}}},
 		{name: "requirements", code: "import poolpkg, sys\nprint(poolpkg.__name__, sys.prefix)",
-			opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"poolpkg"}, WheelDir: wheels}}},
-		{name: "secrets are masked", code: "import os; print(os.environ['TOKEN'])", opts: agent.RunOptions{Secrets: map[string]string{"TOKEN": "team/token"}}},
+			opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"poolpkg"}, WheelDir: wheels}}}},
+		{name: "secrets are masked", code: "import os; print(os.environ['TOKEN'])", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"TOKEN": "team/token"}}}},
 		{name: "timeout", code: "import time\nprint('started', flush=True)\ntime.sleep(60)", opts: agent.RunOptions{Timeout: 6 * time.Second}},
-		{name: "out of memory", code: "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n", opts: agent.RunOptions{Limits: sandbox.Limits{Memory: 128 << 20}}},
-		{name: "file size limit", code: "open('big', 'wb').write(b'x' * (2 << 20))", opts: agent.RunOptions{Limits: sandbox.Limits{FileSize: 1 << 20}}},
+		{name: "out of memory", code: "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Limits: sandbox.Limits{Memory: 128 << 20}}}},
+		{name: "file size limit", code: "open('big', 'wb').write(b'x' * (2 << 20))", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Limits: sandbox.Limits{FileSize: 1 << 20}}}},
 		{name: "no network", code: "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('reached')\nexcept OSError as e:\n    print(type(e).__name__)"},
 	}
 }
@@ -172,7 +172,7 @@ print(socket.gethostname(), left)
 // A persistent one does not take a pooled sandbox.
 func TestSessionPooled(t *testing.T) {
 	m, c := newPooledManager(t, 1)
-	opts := agent.SessionOptions{Env: map[string]string{"GREETING": "hi"}, Files: []agent.File{{Name: "in.txt", Data: []byte("input")}}}
+	opts := agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"GREETING": "hi"}, Files: []agent.File{{Name: "in.txt", Data: []byte("input")}}}}
 	// Asked for twice, the sessions' spec is kept ready: a later session
 	// takes the sandbox the pool started, once it is ready (one asking
 	// before starts its own, and is closed here).

@@ -52,24 +52,24 @@ func TestRequirementsOffline(t *testing.T) {
 	reqs := agent.Requirements{Packages: []string{"tinypkg==1.0"}, WheelDir: wheels}
 	code := "import tinypkg, pytest, sys\nprint(tinypkg.VALUE, sys.prefix)"
 
-	first := runPythonT(t, m, code, agent.RunOptions{Requirements: reqs})
+	first := runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.True(t, first.OK(), first.Stderr.String())
 	assert.Equal(t, "tinypkg-1.0 /workspace/.venv\n", first.Stdout.String(), "the venv sees the image's pytest too")
 	require.NotNil(t, first.Install)
 	assert.False(t, first.Install.Cached)
 	assert.Contains(t, first.Install.Packages, "tinypkg==1.0")
 
-	second := runPythonT(t, m, code, agent.RunOptions{Requirements: reqs})
+	second := runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.True(t, second.OK(), second.Stderr.String())
 	assert.True(t, second.Install.Cached, "a repeated set installs once")
 	assert.Equal(t, first.Install.Key, second.Install.Key)
 
 	// A stateless run cannot change the cached environment.
-	res := runPythonT(t, m, "open('/workspace/.venv/x', 'w')", agent.RunOptions{Requirements: reqs})
+	res := runPythonT(t, m, "open('/workspace/.venv/x', 'w')", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.NotNil(t, res.Error)
 	assert.Equal(t, "OSError", res.Error.Type)
 
-	missing := runPythonT(t, m, code, agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"not-there==2.0"}, WheelDir: wheels}})
+	missing := runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"not-there==2.0"}, WheelDir: wheels}}})
 	assert.Equal(t, agent.KindInstall, missing.Kind)
 	require.NotNil(t, missing.Install)
 	assert.NotEqual(t, 0, missing.Install.ExitCode)
@@ -83,7 +83,7 @@ func TestSessionRequirements(t *testing.T) {
 	wheels := buildWheel(t, c, "", "alpha", "1.0")
 	buildWheel(t, c, wheels, "beta", "2.0")
 
-	s := createT(t, m, "env", agent.SessionOptions{Requirements: agent.Requirements{Packages: []string{"alpha"}, WheelDir: wheels}})
+	s := createT(t, m, "env", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"alpha"}, WheelDir: wheels}}})
 	res := sessionPythonT(t, s, "import alpha; print(alpha.VALUE)", agent.ExecOptions{})
 	assert.Equal(t, "alpha-1.0\n", res.Stdout.String(), res.Stderr.String())
 	inst, err := s.Install(ctx, agent.Requirements{Packages: []string{"beta==2.0"}, WheelDir: wheels})
@@ -106,7 +106,7 @@ func TestSessionRequirements(t *testing.T) {
 	failed, err := s.Install(ctx, agent.Requirements{Packages: []string{"gamma"}, WheelDir: wheels})
 	require.NoError(t, err, "a failed install is data")
 	assert.False(t, failed.OK())
-	_, err = m.Create(ctx, "broken", agent.SessionOptions{Requirements: agent.Requirements{Packages: []string{"gamma"}, WheelDir: wheels}})
+	_, err = m.Create(ctx, "broken", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"gamma"}, WheelDir: wheels}}})
 	var ie *agent.InstallError
 	require.ErrorAs(t, err, &ie)
 	assert.ErrorIs(t, err, agent.ErrInstallFailed)
@@ -150,13 +150,13 @@ func TestRequirementsFromIndexThroughEgress(t *testing.T) {
 	}
 	// The program itself has no network: the index is out of reach.
 	code := fmt.Sprintf("import indexed, os, urllib.request\nprint(indexed.VALUE, os.environ.get('HTTP_PROXY'))\ntry:\n    urllib.request.urlopen(%q, timeout=3)\nexcept OSError as e:\n    print('offline')\n", srv.URL+"/simple/indexed/")
-	res := runPythonT(t, m, code, agent.RunOptions{Requirements: reqs})
+	res := runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	require.True(t, res.OK(), "%s\n%s", res.Stderr.String(), res.Install.Stderr.String())
 	assert.Equal(t, "indexed-3.1 None\noffline\n", res.Stdout.String())
 
 	// Without the egress grant the install cannot reach the index.
 	reqs.Egress = egress.Allowlist{Hosts: []string{"pypi.org"}}
 	reqs.Packages = []string{"indexed>=3"}
-	res = runPythonT(t, m, code, agent.RunOptions{Requirements: reqs})
+	res = runPythonT(t, m, code, agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: reqs}})
 	assert.Equal(t, agent.KindInstall, res.Kind)
 }

@@ -37,13 +37,13 @@ func TestRunPython(t *testing.T) {
 		{name: "args are argv, not shell words", code: "import sys; print(sys.argv[1:])", opts: agent.RunOptions{Args: []string{"a b", "$X", "'q'"}}, wantStdout: `['a b', '$X', "'q'"]` + "\n"},
 		{name: "stdin", code: "import sys; print(sys.stdin.read().upper())", opts: agent.RunOptions{Stdin: []byte("hello")}, wantStdout: "HELLO\n"},
 		{name: "working directory and import path", code: "import os, sys; print(os.getcwd(), '/workspace' in sys.path)", wantStdout: "/workspace True\n"},
-		{name: "env", code: "import os; print(os.environ['GREETING'])", opts: agent.RunOptions{Env: map[string]string{"GREETING": "hi"}}, wantStdout: "hi\n"},
+		{name: "env", code: "import os; print(os.environ['GREETING'])", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"GREETING": "hi"}}}, wantStdout: "hi\n"},
 		{name: "exception", code: "def f(x):\n    return 1 / x\n\nf(0)\n", wantKind: agent.KindException, wantCode: 1, wantErr: "ZeroDivisionError", wantLine: 2},
 		{name: "syntax error", code: "def f(:\n  pass\n", wantKind: agent.KindException, wantCode: 1, wantErr: "SyntaxError", wantLine: 1},
 		{name: "exit status", code: "import sys; sys.exit(4)", wantKind: agent.KindExit, wantCode: 4},
 		{name: "signal", code: "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", wantKind: agent.KindSignal, wantCode: 128 + 11},
 		{name: "timeout", code: "import time\nprint('started', flush=True)\ntime.sleep(60)", opts: agent.RunOptions{Timeout: 2 * time.Second}, wantKind: agent.KindTimeout, wantCode: -1, wantStdout: "started\n"},
-		{name: "out of memory", code: "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n", opts: agent.RunOptions{Limits: sandbox.Limits{Memory: 128 << 20}}, wantKind: agent.KindOOM, wantCode: 137},
+		{name: "out of memory", code: "x = []\nwhile True:\n    x.append(bytearray(16 << 20))\n", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Limits: sandbox.Limits{Memory: 128 << 20}}}, wantKind: agent.KindOOM, wantCode: 137},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runPythonT(t, m, tc.code, tc.opts)
@@ -79,7 +79,7 @@ func TestRunPythonPeakMemory(t *testing.T) {
 	assert.Less(t, small.PeakMemory, int64(100<<20))
 	assert.Equal(t, int64(sandbox.DefaultMemory), big.MemoryLimit)
 
-	oom := runPythonT(t, m, "x = []\nwhile True:\n    x.append(bytearray(8 << 20))\n    x[-1][::4096] = b'1' * len(x[-1][::4096])\n", agent.RunOptions{Limits: sandbox.Limits{Memory: 96 << 20}})
+	oom := runPythonT(t, m, "x = []\nwhile True:\n    x.append(bytearray(8 << 20))\n    x[-1][::4096] = b'1' * len(x[-1][::4096])\n", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Limits: sandbox.Limits{Memory: 96 << 20}}})
 	t.Logf("oom result: kind=%v exit=%d stderr=%q stdout=%q peak=%d", oom.Kind, oom.ExitCode, oom.Stderr.String(), oom.Stdout.String(), oom.PeakMemory)
 	require.Equal(t, agent.KindOOM, oom.Kind)
 	assert.Greater(t, oom.PeakMemory, int64(48<<20), "the peak of the killed process is known")
@@ -134,15 +134,15 @@ func TestRunOptionErrors(t *testing.T) {
 		alsoIs error // the part's own error, when a part refused the value
 	}
 	for _, tc := range []testCase{
-		{name: "bad env name", opts: agent.RunOptions{Env: map[string]string{"A-B": "x"}}, is: agent.ErrInvalidOption},
-		{name: "bad secret name", opts: agent.RunOptions{Secrets: map[string]string{"1X": "s"}}, is: agent.ErrInvalidOption},
-		{name: "requirements without a source", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"x"}}}, is: agent.ErrInvalidOption},
-		{name: "requirement that is an option", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"--index-url=http://evil"}, WheelDir: "/tmp"}}, is: agent.ErrInvalidOption},
-		{name: "egress on gVisor", opts: agent.RunOptions{Runtime: "runsc", Egress: egress.Allowlist{Hosts: []string{"example.com"}}}, is: agent.ErrEgressUnsupported},
-		{name: "bad egress entry", opts: agent.RunOptions{Egress: egress.Allowlist{Hosts: []string{"exa mple.com"}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
-		{name: "bad install egress entry", opts: agent.RunOptions{Requirements: agent.Requirements{Packages: []string{"x"}, Egress: egress.Allowlist{Hosts: []string{"*"}}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
-		{name: "file with two sources", opts: agent.RunOptions{Files: []agent.File{{Name: "a", Data: []byte("x"), URL: "http://x/a"}}}, is: agent.ErrInvalidOption},
-		{name: "file escaping mounts", opts: agent.RunOptions{Files: []agent.File{{Name: "../a", Data: []byte("x")}}}, is: agent.ErrInvalidOption},
+		{name: "bad env name", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"A-B": "x"}}}, is: agent.ErrInvalidOption},
+		{name: "bad secret name", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"1X": "s"}}}, is: agent.ErrInvalidOption},
+		{name: "requirements without a source", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"x"}}}}, is: agent.ErrInvalidOption},
+		{name: "requirement that is an option", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"--index-url=http://evil"}, WheelDir: "/tmp"}}}, is: agent.ErrInvalidOption},
+		{name: "egress on gVisor", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Runtime: "runsc", Egress: egress.Allowlist{Hosts: []string{"example.com"}}}}, is: agent.ErrEgressUnsupported},
+		{name: "bad egress entry", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Egress: egress.Allowlist{Hosts: []string{"exa mple.com"}}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
+		{name: "bad install egress entry", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"x"}, Egress: egress.Allowlist{Hosts: []string{"*"}}}}}, is: agent.ErrInvalidOption, alsoIs: egress.ErrInvalidRule},
+		{name: "file with two sources", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{Name: "a", Data: []byte("x"), URL: "http://x/a"}}}}, is: agent.ErrInvalidOption},
+		{name: "file escaping mounts", opts: agent.RunOptions{SandboxOptions: agent.SandboxOptions{Files: []agent.File{{Name: "../a", Data: []byte("x")}}}}, is: agent.ErrInvalidOption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := m.RunPython(context.Background(), "print(1)", tc.opts)
@@ -162,7 +162,7 @@ func TestRunPythonGVisor(t *testing.T) {
 		cienv.Skip(t, "the engine has no runsc runtime")
 	}
 	// gVisor reports its own kernel version.
-	res := runPythonT(t, m, "import platform; print(platform.release())", agent.RunOptions{Runtime: "runsc"})
+	res := runPythonT(t, m, "import platform; print(platform.release())", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Runtime: "runsc"}})
 	require.True(t, res.OK(), res.Stderr.String())
 	assert.Equal(t, "4.4.0\n", res.Stdout.String())
 	assert.Greater(t, res.PeakMemory, int64(0))

@@ -41,7 +41,7 @@ func inspectJSON(t testing.TB, c *sandbox.Client, id string) string {
 
 func TestSessionSecrets(t *testing.T) {
 	m, c := newManager(t, agent.WithSecretResolver(testSecrets))
-	s := createT(t, m, "secret", agent.SessionOptions{Secrets: map[string]string{"API_TOKEN": "team/token", "AWKWARD": "team/awkward"}})
+	s := createT(t, m, "secret", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"API_TOKEN": "team/token", "AWKWARD": "team/awkward"}}})
 
 	ins := inspectJSON(t, c, s.Info().Container)
 	assert.NotContains(t, ins, tokenValue, "docker inspect must not show the secret")
@@ -94,24 +94,24 @@ func TestOneShotSecrets(t *testing.T) {
 		}
 		inspected <- ""
 	}()
-	res, err := m.RunPython(ctx, "import os, time\nprint(os.environ['TOKEN'])\ntime.sleep(3)", agent.RunOptions{Secrets: map[string]string{"TOKEN": "team/token"}})
+	res, err := m.RunPython(ctx, "import os, time\nprint(os.environ['TOKEN'])\ntime.sleep(3)", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"TOKEN": "team/token"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "***\n", res.Stdout.String())
 	ins := <-inspected
 	require.NotEmpty(t, ins, "the container was seen while it ran")
 	assert.NotContains(t, ins, tokenValue)
 
-	_, err = m.RunPython(ctx, "", agent.RunOptions{Secrets: map[string]string{"X": "no/such"}})
+	_, err = m.RunPython(ctx, "", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"X": "no/such"}}})
 	require.ErrorIs(t, err, secrets.ErrNotFound)
 	plain, _ := newManager(t)
-	_, err = plain.RunPython(ctx, "", agent.RunOptions{Secrets: map[string]string{"X": "team/token"}})
+	_, err = plain.RunPython(ctx, "", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"X": "team/token"}}})
 	require.ErrorIs(t, err, agent.ErrNoResolver)
 }
 
 func TestSecretMaskedInTruncatedOutput(t *testing.T) {
 	m, _ := newManager(t, agent.WithSecretResolver(testSecrets))
 	// The token straddles the point where the kept head ends.
-	res := runPythonT(t, m, "import os\nprint('x' * 45 + os.environ['T'] + 'y' * 200)", agent.RunOptions{Secrets: map[string]string{"T": "team/token"}, OutputLimit: 100})
+	res := runPythonT(t, m, "import os\nprint('x' * 45 + os.environ['T'] + 'y' * 200)", agent.RunOptions{SandboxOptions: agent.SandboxOptions{Secrets: map[string]string{"T": "team/token"}}, OutputLimit: 100})
 	require.True(t, res.Stdout.Truncated)
 	out := string(res.Stdout.Head) + string(res.Stdout.Tail)
 	for i := 4; i <= len(tokenValue); i++ {

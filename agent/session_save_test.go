@@ -76,7 +76,7 @@ func saveCutShort(state string) {
 		fail(err)
 	}
 	s := &Session{m: m, name: "kept", dir: filepath.Join(state, "sessions", "kept"), created: time.Now(),
-		opts: SessionOptions{Persistent: true, Env: map[string]string{"PAD": "small"}}}
+		opts: SessionOptions{SandboxOptions: SandboxOptions{Env: map[string]string{"PAD": "small"}}, Persistent: true}}
 	s.ws = filepath.Join(s.dir, "workspace")
 	if err := os.MkdirAll(s.ws, 0o755); err != nil {
 		fail(err)

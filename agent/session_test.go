@@ -17,7 +17,7 @@ import (
 func TestSessionLifecycle(t *testing.T) {
 	m, c := newManager(t)
 	ctx := context.Background()
-	s := createT(t, m, "work-1", agent.SessionOptions{Env: map[string]string{"LEVEL": "session"}})
+	s := createT(t, m, "work-1", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"LEVEL": "session"}}})
 
 	_, err := m.Create(ctx, "work-1", agent.SessionOptions{})
 	require.ErrorIs(t, err, agent.ErrSessionExists)
@@ -38,7 +38,7 @@ func TestSessionLifecycle(t *testing.T) {
 	got, err := m.Get(ctx, "work-1")
 	require.NoError(t, err)
 	assert.Same(t, s, got)
-	opened, err := m.Open(ctx, "work-1", agent.SessionOptions{Image: "ignored"})
+	opened, err := m.Open(ctx, "work-1", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Image: "ignored"}})
 	require.NoError(t, err)
 	assert.Same(t, s, opened)
 
@@ -161,7 +161,7 @@ func TestPersistentSessionAcrossManagers(t *testing.T) {
 	require.NoError(t, err)
 	_, err = agent.New(c, agent.WithStateDir(state))
 	require.ErrorIs(t, err, agent.ErrStateDirBusy)
-	s, err := m1.Create(ctx, "kept", agent.SessionOptions{Persistent: true, Env: map[string]string{"WHO": "kept"}})
+	s, err := m1.Create(ctx, "kept", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Env: map[string]string{"WHO": "kept"}}, Persistent: true})
 	require.NoError(t, err)
 	res := sessionPythonT(t, s, "open('data.txt', 'w').write('42')", agent.ExecOptions{})
 	require.True(t, res.OK(), res.Stderr.String())

@@ -224,7 +224,7 @@ func TestRunTestsImportError(t *testing.T) {
 func TestSessionRunTests(t *testing.T) {
 	m, c := newManager(t)
 	wheels := buildWheel(t, c, "", "helperlib", "0.1")
-	s := createT(t, m, "tests", agent.SessionOptions{Requirements: agent.Requirements{Packages: []string{"helperlib"}, WheelDir: wheels}})
+	s := createT(t, m, "tests", agent.SessionOptions{SandboxOptions: agent.SandboxOptions{Requirements: agent.Requirements{Packages: []string{"helperlib"}, WheelDir: wheels}}})
 	// The code uses the session's workspace and environment.
 	res := sessionPythonT(t, s, "open('factor.txt', 'w').write('10')", agent.ExecOptions{})
 	require.True(t, res.OK(), res.Stderr.String())

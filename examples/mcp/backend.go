@@ -219,8 +219,10 @@ func (b *backend) runOptions(spec runSpec) (agent.RunOptions, error) {
 		return agent.RunOptions{}, err
 	}
 	return agent.RunOptions{
-		Image: spec.Image, Files: agentFiles(spec.Files), Requirements: reqs,
-		Limits: b.limits(), Timeout: spec.Timeout, OutputLimit: b.cfg.OutputLimit,
+		SandboxOptions: agent.SandboxOptions{
+			Image: spec.Image, Files: agentFiles(spec.Files), Requirements: reqs, Limits: b.limits(),
+		},
+		Timeout: spec.Timeout, OutputLimit: b.cfg.OutputLimit,
 		Artifacts: b.artifactOptions(), Stdout: spec.Stdout, Stderr: spec.Stderr,
 	}, nil
 }
@@ -297,8 +299,10 @@ func (b *backend) createSession(ctx context.Context, name string, spec sessionSp
 		return err
 	}
 	_, err = b.mgr.Create(ctx, name, agent.SessionOptions{
-		Image: spec.Image, Requirements: reqs, Egress: egress.Allowlist{Hosts: spec.Egress},
-		Limits: b.limits(), IdleTimeout: b.cfg.IdleExpiry,
+		SandboxOptions: agent.SandboxOptions{
+			Image: spec.Image, Requirements: reqs, Egress: egress.Allowlist{Hosts: spec.Egress}, Limits: b.limits(),
+		},
+		IdleTimeout: b.cfg.IdleExpiry,
 	})
 	return agentError(err)
 }
