@@ -1,11 +1,8 @@
 package swebench_test
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +13,6 @@ import (
 
 	"github.com/swebox/swebox/internal/swebenchtest"
 	"github.com/swebox/swebox/internal/testenv"
-	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
@@ -40,7 +36,7 @@ func TestPolyBenchRunsAsItsHarness(t *testing.T) {
 	ns := "swebox-test-" + strings.ToLower(c.Session()[len(c.Session())-6:])
 	image := family.PolyBenchImage(id, ns, "latest")
 	dockerfile := "FROM " + testenv.Image() + "\nWORKDIR /srv/calc\nCOPY . .\n"
-	buildFromDockerfile(t, c, filepath.Join(p.Sources, "swebox-test__calc"), dockerfile, image)
+	swebenchtest.BuildImage(t, c, filepath.Join(p.Sources, "swebox-test__calc"), "", dockerfile, image)
 
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	inst := dataset.Instance{
@@ -104,44 +100,4 @@ func TestPolyBenchRunsAsItsHarness(t *testing.T) {
 		})
 	}
 	assert.Zero(t, testenv.CountLeftovers(t, c, c.Session()).Containers)
-}
-
-// buildFromDockerfile builds dockerfile over dir (its files the context,
-// as the SWE-PolyBench harness builds a row's image over a checkout) and
-// removes the image when the test ends.
-func buildFromDockerfile(t *testing.T, c *sandbox.Client, dir, dockerfile string, tags ...string) {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		info, err := d.Info()
-		require.NoError(t, err)
-		h, err := tar.FileInfoHeader(info, "")
-		require.NoError(t, err)
-		rel, _ := filepath.Rel(dir, p)
-		h.Name = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		require.NoError(t, tw.WriteHeader(h))
-		if info.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			require.NoError(t, err)
-			_, err = tw.Write(b)
-			require.NoError(t, err)
-		}
-		return nil
-	}))
-	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile)), Typeflag: tar.TypeReg}))
-	_, err := tw.Write([]byte(dockerfile))
-	require.NoError(t, err)
-	require.NoError(t, tw.Close())
-	_, err = c.BuildImage(context.Background(), sandbox.BuildRequest{Context: &buf, Tags: tags, NetworkMode: "none"})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		for _, tag := range tags {
-			assert.NoError(t, c.RemoveImage(context.Background(), tag))
-		}
-	})
 }

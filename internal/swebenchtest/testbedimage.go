@@ -6,6 +6,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 
@@ -17,15 +18,30 @@ import (
 )
 
 // BuildTestbedImage builds, on c's engine, an image laid out like the
-// official instance images: testenv.Image() with dir copied to /testbed (owned by
-// root), tagged with each of tags, which are removed when the test ends.
+// official instance images: testenv.Image() with dir copied to /testbed
+// (owned by root), tagged with each of tags, which are removed when the
+// test ends.
 func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...string) {
+	t.Helper()
+	BuildImage(t, c, dir, "testbed", "FROM "+testenv.Image()+"\nCOPY testbed /testbed\nWORKDIR /testbed\n", tags...)
+}
+
+// BuildImage builds, on c's engine, dockerfile over a context of the files
+// of dir, put under prefix ("" for the context's root; a family's harness
+// builds a row's image over a checkout so), tagged with each of tags,
+// which are removed when the test ends.
+func BuildImage(t testing.TB, c *sandbox.Client, dir, prefix, dockerfile string, tags ...string) {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		name := path.Join(prefix, filepath.ToSlash(rel))
+		if name == "." {
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -35,8 +51,7 @@ func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...stri
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		h.Name = filepath.ToSlash(filepath.Join("testbed", rel))
+		h.Name = name
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}
@@ -50,9 +65,8 @@ func BuildTestbedImage(t testing.TB, c *sandbox.Client, dir string, tags ...stri
 		}
 		return nil
 	}))
-	df := "FROM " + testenv.Image() + "\nCOPY testbed /testbed\nWORKDIR /testbed\n"
-	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df)), Typeflag: tar.TypeReg}))
-	_, err := tw.Write([]byte(df))
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile)), Typeflag: tar.TypeReg}))
+	_, err := tw.Write([]byte(dockerfile))
 	require.NoError(t, err)
 	require.NoError(t, tw.Close())
 	_, err = c.BuildImage(context.Background(), sandbox.BuildRequest{Context: &buf, Tags: tags, NetworkMode: "none"})
