@@ -89,7 +89,7 @@ func TestServerWideCaps(t *testing.T) {
 
 	callOK[sessionInfoOut](t, a, "session_create", map[string]any{})
 	callOK[sessionInfoOut](t, a, "session_create", map[string]any{})
-	assert.Contains(t, callErr(t, a, "session_create", map[string]any{}), "you have 2 sessions open", "the per-client cap")
+	assert.Contains(t, callErr(t, a, "session_create", map[string]any{}), "you have 2 sessions and task sessions open", "the per-client cap")
 	callOK[sessionInfoOut](t, b, "session_create", map[string]any{})
 	assert.Contains(t, callErr(t, b, "session_create", map[string]any{}), "for all its clients", "b has one session; the server has three")
 	assert.Contains(t, callErr(t, d, "session_create", map[string]any{}), "for all its clients")
