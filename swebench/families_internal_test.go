@@ -106,8 +106,8 @@ func TestSWEGymRowsUseTheFamilysImages(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.specs[gym.InstanceID].err)
 	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.project-monai_s_monai-3403:latest", e.specs[gym.InstanceID].ts.Image)
-	assert.Equal(t, spec.ScriptSWEBench2, e.specs[gym.InstanceID].ts.Script)
-	assert.Equal(t, harness.GradingSWEGym, e.specs[gym.InstanceID].ts.Grading)
+	assert.Equal(t, family.ScriptSWEBench2, e.specs[gym.InstanceID].ts.Script)
+	assert.Equal(t, family.GradingSWEGym, e.specs[gym.InstanceID].ts.Grading)
 	assert.NoError(t, e.specs[astropy.InstanceID].err)
 	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.astropy_s_astropy-12907:latest", e.specs[astropy.InstanceID].ts.Image)
 	assert.Equal(t, "xingyaoww/sweb.eval.x86_64.project-monai_s_monai-3403:latest", family.SWEGymImage(gym.InstanceID, "xingyaoww", "latest"))
@@ -147,5 +147,5 @@ func TestNotRunnableFamiliesAreRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "swe-polybench")
 	ts, err := f.TestSpec(rows[0])
 	require.NoError(t, err, "grading a log needs the family's spec")
-	assert.Equal(t, harness.GradingPolyBench, ts.Grading)
+	assert.Equal(t, family.GradingPolyBench, ts.Grading)
 }

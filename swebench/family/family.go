@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
 )
@@ -148,7 +149,7 @@ var (
 // registry is built from init functions, where such a mistake is the
 // program's.
 func Register(f *Family) {
-	if f.Name == "" || f.Claim == nil || !f.Grading.Valid() || (f.Rules != "" && !f.Rules.Valid()) {
+	if f.Name == "" || f.Claim == nil || !grade.KnownGrading(f.Grading) || (f.Rules != "" && !f.Rules.Valid()) {
 		panic(fmt.Sprintf("family: %q needs a name, a claim and a known grading rule", f.Name))
 	}
 	names := append([]string{f.Name}, f.Aliases...)

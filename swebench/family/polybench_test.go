@@ -12,7 +12,6 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
 	"github.com/swebox/swebox/swebench/grade"
-	"github.com/swebox/swebox/swebench/harness"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -47,14 +46,14 @@ func polyAgree(t *testing.T, rows []dataset.Instance, hubName string) (agree int
 			require.NoError(t, err)
 			ok := assert.Equal(t, want.Image, ts.Image)
 			ok = assert.Equal(t, want.Parser, ts.Parser) && ok
-			ok = assert.Equal(t, harness.GradingPolyBench, ts.Grading) && ok
+			ok = assert.Equal(t, family.GradingPolyBench, ts.Grading) && ok
 			var cmd string
 			require.NoError(t, json.Unmarshal(inst.Extra["test_command"], &cmd))
 			ok = assert.Equal(t, "#!/bin/bash\nset -uxo pipefail\n"+cmd+"\n", ts.EvalScript(spec.ScriptOptions{NoExitCode: true})) && ok
 
 			log, err := os.ReadFile(filepath.Join("testdata/polybench/logs", inst.InstanceID+".log"))
 			require.NoError(t, err)
-			res, found := grade.PolyBenchParse(ts.Parser, string(log))
+			res, found := family.PolyBenchParse(ts.Parser, string(log))
 			require.True(t, found)
 			ok = assert.Equal(t, want.WithLogs, res.WithLogs) && ok
 			ok = assert.Equal(t, want.Passed, nonNil(res.Passed)) && ok
@@ -63,7 +62,7 @@ func polyAgree(t *testing.T, rows []dataset.Instance, hubName string) (agree int
 				Repo: inst.Repo, FailToPass: ts.FailToPass, PassToPass: ts.PassToPass, Grading: ts.Grading})
 			require.NoError(t, err)
 			ok = assert.Equal(t, want.Resolved, rep.Resolved) && ok
-			ok = assert.Equal(t, harness.GradingPolyBench, rep.Notes.Grading) && ok
+			ok = assert.Equal(t, family.GradingPolyBench, rep.Notes.Grading) && ok
 			if want.WithLogs {
 				if assert.NotNil(t, rep.TestsStatus) {
 					ok = assert.Equal(t, want.AllF2PPassed, len(rep.TestsStatus.FailToPass.Failure) == 0) && ok

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/logparse"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -24,8 +26,9 @@ import (
 // script is swe_bench_pro_eval.py's create_entryscript, byte for byte,
 // with its /workspace under /tmp (the root file system is read-only);
 // parser.py runs in the sandbox and its output.json is printed between
-// the markers, which harness.GradingPro reads.
+// the markers, which GradingPro reads.
 func init() {
+	grade.RegisterRule(GradingPro, gradePro)
 	Register(&Family{
 		Name:     "swe-bench-pro",
 		Aliases:  []string{"pro"},
@@ -42,7 +45,7 @@ func init() {
 		},
 		Image:     ProImage,
 		Spec:      proSpec,
-		Grading:   harness.GradingPro,
+		Grading:   GradingPro,
 		Container: Container{Workdir: ProRepoDir},
 	})
 }
@@ -240,7 +243,7 @@ func proSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) 
 	if err != nil {
 		return ts, err
 	}
-	ts.Grading = harness.GradingPro
+	ts.Grading = GradingPro
 	if f2p == nil {
 		f2p = []string{}
 	}
@@ -369,4 +372,97 @@ func PyStringList(s string) ([]string, error) {
 		}
 		i++
 	}
+}
+
+// GradingPro is SWE-bench Pro's rule (scaleapi/SWE-bench_Pro-os,
+// swe_bench_pro_eval.py): the per-instance parser.py writes output.json,
+// a list of tests with statuses; resolved when every fail_to_pass and
+// pass_to_pass test is among those PASSED. No output.json is unresolved.
+const GradingPro harness.Grading = "swe-bench-pro"
+
+// ReasonNoOutputJSON (SWE-bench Pro): the text between the markers is not
+// the output.json that the instance's parser.py writes ({"tests": [...]}):
+// the parser did not run or failed, and Pro's harness counts the instance
+// unresolved.
+const ReasonNoOutputJSON grade.Reason = "no_output_json"
+
+// ProOutput is the output.json of a SWE-bench Pro instance's parser.py.
+type ProOutput struct {
+	Tests []ProTest `json:"tests"`
+}
+
+// ProTest is one test of a [ProOutput]; Status is PASSED, FAILED, SKIPPED
+// or ERROR.
+type ProTest struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// ProTests is swe_bench_pro_eval.py's rule (scaleapi/SWE-bench_Pro-os at
+// ca10a60, main): passed is the set of names with a PASSED entry (a name
+// listed twice passes if either entry passed), and the instance is
+// resolved when fail_to_pass ∪ pass_to_pass ⊆ passed; empty lists
+// resolve.
+func ProTests(out ProOutput, failToPass, passToPass []string) (grade.TestsStatus, bool) {
+	passed := map[string]bool{}
+	for _, t := range out.Tests {
+		if t.Status == "PASSED" {
+			passed[t.Name] = true
+		}
+	}
+	ts := grade.TestsStatus{
+		FailToPass: grade.Results{Success: []string{}, Failure: []string{}},
+		PassToPass: grade.Results{Success: []string{}, Failure: []string{}},
+		FailToFail: grade.Results{Success: []string{}, Failure: []string{}},
+		PassToFail: grade.Results{Success: []string{}, Failure: []string{}},
+	}
+	resolved := true
+	for _, l := range []struct {
+		names []string
+		into  *grade.Results
+	}{{failToPass, &ts.FailToPass}, {passToPass, &ts.PassToPass}} {
+		for _, n := range l.names {
+			if passed[n] {
+				l.into.Success = append(l.into.Success, n)
+			} else {
+				l.into.Failure = append(l.into.Failure, n)
+				resolved = false
+			}
+		}
+	}
+	return ts, resolved
+}
+
+// gradePro is Grade under SWE-bench Pro's rule: the eval script prints the
+// parser's output.json between the markers; anything else there (no
+// markers, the parser failed, not JSON) is Pro's "output.json not found",
+// unresolved.
+func gradePro(in grade.Input) (grade.InstanceReport, error) {
+	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: in.Rules.OrDefault(), Notes: grade.Notes{Grading: GradingPro}}
+	if in.PatchIsNone {
+		rep.PatchIsNone = true
+		return rep, nil
+	}
+	rep.PatchExists = true
+	text := grade.UniversalNewlines(in.Log)
+	if !strings.Contains(text, harness.StartTestOutput) || !strings.Contains(text, harness.EndTestOutput) {
+		rep.Evaluation.Reason = grade.ReasonMissingMarkers
+		return rep, nil
+	}
+	var out ProOutput
+	dec := json.NewDecoder(strings.NewReader(grade.TestChunk(text)))
+	if err := dec.Decode(&out); err != nil || out.Tests == nil {
+		rep.Evaluation.Reason = ReasonNoOutputJSON
+		return rep, nil
+	}
+	rep.Evaluation.Usable, rep.PatchSuccessfullyApplied = true, true
+	rep.StatusMap = logparse.StatusMap{}
+	for _, t := range out.Tests {
+		if rep.StatusMap[t.Name] != logparse.PASSED {
+			rep.StatusMap[t.Name] = logparse.Status(t.Status)
+		}
+	}
+	ts, resolved := ProTests(out, in.FailToPass, in.PassToPass)
+	rep.TestsStatus, rep.Resolved = &ts, resolved
+	return rep, nil
 }

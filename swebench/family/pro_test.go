@@ -21,11 +21,11 @@ import (
 // proExpected is what SWE-bench Pro's own harness code at
 // family.ProCommit gives on a fixture (testdata/pro/regenerate.sh).
 type proExpected struct {
-	Image       string           `json:"image"`
-	EntryScript string           `json:"entryscript"`
-	Output      *grade.ProOutput `json:"output"`
-	Resolved    bool             `json:"resolved"`
-	Error       string           `json:"error"`
+	Image       string            `json:"image"`
+	EntryScript string            `json:"entryscript"`
+	Output      *family.ProOutput `json:"output"`
+	Resolved    bool              `json:"resolved"`
+	Error       string            `json:"error"`
 }
 
 // loadProRows reads the fixture rows and a stand-in of the
@@ -97,7 +97,7 @@ func TestProAgreesWithUpstream(t *testing.T) {
 			entry, err := family.ProEntryScript(in, files, "/workspace")
 			require.NoError(t, err)
 			assert.Equal(t, want.EntryScript, entry)
-			assert.Equal(t, harness.GradingPro, ts.Grading)
+			assert.Equal(t, family.GradingPro, ts.Grading)
 			assert.Contains(t, ts.EvalScript(spec.ScriptOptions{}), "bash "+family.ProWorkspace+"/entryscript.sh")
 
 			// The log the eval script prints: output.json between the

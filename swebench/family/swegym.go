@@ -9,6 +9,7 @@ import (
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/logparse"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
@@ -21,15 +22,17 @@ import (
 //
 // Its harness is SWE-Gym/SWE-Bench-Fork, SWE-bench 2.0.13 with the
 // family's tables (constants.py, read at 242429c): eval.sh in 2.0.13's
-// style (spec.ScriptSWEBench2: "set -xo pipefail", "git diff <base>",
+// style (ScriptSWEBench2: "set -xo pipefail", "git diff <base>",
 // test files from the regex `--- a/(.*)`, no start or end marker), the
 // test command the table's followed by the test patch's files (python/mypy:
 // its [case X] names, quoted and joined by " or "), and 2.0.13's grading
-// (harness.GradingSWEGym: the whole log, usable where it says "applied
+// (GradingSWEGym: the whole log, usable where it says "applied
 // patch"), with the parser its MAP_REPO_TO_PARSER gives the repository
 // read from the instance id (parse_log_pytest, or for pydantic
 // parse_log_pytest_pydantic).
 func init() {
+	grade.RegisterRule(GradingSWEGym, gradeSWEGym)
+	spec.RegisterScriptStyle(ScriptSWEBench2, sweBench2Script)
 	Register(&Family{
 		Name:  "swe-gym",
 		Title: "SWE-Gym",
@@ -47,7 +50,7 @@ func init() {
 			return ClaimNone
 		},
 		Spec:    sweGymSpec,
-		Grading: harness.GradingSWEGym,
+		Grading: GradingSWEGym,
 		// 2.0.13's parsers are v4's.
 		Rules: harness.V4,
 	})
@@ -109,7 +112,7 @@ func sweGymSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, erro
 	if err != nil {
 		return ts, err
 	}
-	ts.Script = spec.ScriptSWEBench2
+	ts.Script = ScriptSWEBench2
 	ts.Parser = parser
 	ts.TestCmd, ts.Directives = vs.testCmd, sweGymDirectives(inst)
 	if repo == "python/mypy" {
@@ -163,7 +166,7 @@ func sweGymParser(instanceID string) (string, bool) {
 	repo := sweGymLogRepo(instanceID)
 	switch {
 	case repo == "pydantic/pydantic":
-		return grade.ParserPytestPydantic, true
+		return ParserPytestPydantic, true
 	case repo == "mne-tools/mne-python" || sweGymTables[repo] != nil && repo != "spyder-ide/spyder":
 		return harness.ParserPytest, true
 	}
@@ -379,4 +382,167 @@ var sweGymTables = map[string][]gymSpec{
 			install:    "pip install -r requirements/dev.txt; pip install -e .;",
 			testCmd:    "pytest -rA --tb=long"},
 	},
+}
+
+// GradingSWEGym is SWE-Gym's rule (SWE-Gym/SWE-Bench-Fork, SWE-bench
+// 2.0.13's get_logs_eval and get_eval_report, at 242429c): the official
+// rule, but the parser reads the whole log, which is usable only where it
+// says "applied patch" and holds no failure marker.
+const GradingSWEGym harness.Grading = "swe-gym"
+
+// ScriptSWEBench2 is the eval script of SWE-bench 2.0.13
+// (test_spec.py's make_eval_script_list), which SWE-bench's forks of that
+// release keep (SWE-Gym/SWE-Bench-Fork): "set -xo pipefail", "git diff
+// <base>" without -c core.fileMode=false, and no start or end marker
+// around the test command, whose output the release's grader reads whole.
+const ScriptSWEBench2 spec.ScriptStyle = "swe-bench-2.0.13"
+
+// sweBench2Script is eval.sh in the ScriptSWEBench2 style: as the official
+// v4.1.0 Python script, with the differences above. The exit-code lines
+// follow the test command unless opts.NoExitCode (the release has none;
+// the grader never reads them), and opts.BeforeTestOutput goes right
+// before the test command.
+func sweBench2Script(s spec.TestSpec, opts spec.ScriptOptions) string {
+	reset := "git checkout " + s.BaseCommit + " " + strings.Join(opts.Quote(s.TestFiles), " ")
+	var lines []string
+	lines = append(lines, s.CondaLines()...)
+	lines = append(lines, "cd "+harness.RepoDir)
+	lines = append(lines, s.EvalCommands...)
+	lines = append(lines,
+		"git config --global --add safe.directory "+harness.RepoDir,
+		"cd "+harness.RepoDir,
+		"git status",
+		"git show",
+		"git diff "+s.BaseCommit,
+	)
+	lines = append(lines, s.CondaLines()...)
+	if s.Install != "" && !opts.SkipInstall {
+		lines = append(lines, s.Install)
+	}
+	lines = append(lines,
+		reset,
+		"git apply -v - <<'"+spec.HeredocDelimiter+"'\n"+s.TestPatch+"\n"+spec.HeredocDelimiter,
+	)
+	lines = append(lines, opts.BeforeTestOutput...)
+	lines = append(lines, strings.Join(append([]string{s.TestCmd}, opts.Quote(s.Directives)...), " "))
+	if !opts.NoExitCode {
+		lines = append(lines, spec.TestExitCodeVar+"=$?", spec.ExitCodeEcho)
+	}
+	lines = append(lines, reset)
+	return strings.Join(append([]string{spec.ScriptShebang, "set -xo pipefail"}, lines...), "\n") + "\n"
+}
+
+// ParserPytestPydantic names SWE-Gym's fork's parse_log_pytest_pydantic,
+// the one parser of SWE-Gym/SWE-Bench-Fork that the official harness does
+// not have. Only [GradingSWEGym] knows it.
+const ParserPytestPydantic = "pytest_pydantic"
+
+// sweGymResetFailed is a failure text of 2.0.13's get_logs_eval beside
+// the official markers.
+const sweGymResetFailed = "Failed to reset task environment"
+
+// gradeSWEGym is Grade under SWE-Gym's rule (SWE-Gym/SWE-Bench-Fork at
+// 242429c, SWE-bench 2.0.13): a log holding a failure marker anywhere, or
+// not saying "applied patch" in any letter case (git apply -v's "Applied
+// patch <file> cleanly." of the test patch), is unusable; otherwise the
+// parser reads the whole log, everything after the last ">>>>> Applied
+// Patch (pred)" when the log holds one, as v4's pytest parsers do; and
+// the official rule grades.
+func gradeSWEGym(in grade.Input) (grade.InstanceReport, error) {
+	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: harness.V4, Notes: grade.Notes{Grading: GradingSWEGym}}
+	if in.PatchIsNone {
+		rep.PatchIsNone = true
+		return rep, nil
+	}
+	rep.PatchExists = true
+	parse := parseSWEGymPydantic
+	if in.Parser != ParserPytestPydantic {
+		p, ok := logparse.Bind(in.Parser, logparse.Target{InstanceID: in.InstanceID, Version: in.Version})
+		if !ok {
+			return rep, fmt.Errorf("grade %s: %w", in.InstanceID, &logparse.UnknownParserError{Name: in.Parser})
+		}
+		parse = func(log string) (logparse.StatusMap, error) { return p(log, harness.V4) }
+	}
+	text := grade.UniversalNewlines(in.Log)
+	for _, marker := range append(grade.FailureMarkers(), sweGymResetFailed) {
+		if strings.Contains(text, marker) {
+			rep.Evaluation.Reason, rep.Evaluation.Marker = grade.ReasonFailureMarker, marker
+			return rep, nil
+		}
+	}
+	// Python's str.lower and strings.ToLower differ only on characters
+	// that cannot form "applied patch".
+	if !strings.Contains(strings.ToLower(text), "applied patch") {
+		rep.Evaluation.Reason = ReasonNoAppliedPatch
+		return rep, nil
+	}
+	if i := strings.LastIndex(text, harness.AppliedPatchMarker+" (pred)"); i >= 0 {
+		text = text[i+len(harness.AppliedPatchMarker+" (pred)"):]
+	}
+	sm, err := parse(text)
+	if err != nil {
+		return rep, fmt.Errorf("grade %s: parse test output: %w", in.InstanceID, err)
+	}
+	rep.Evaluation.Usable, rep.Evaluation.WholeLog, rep.StatusMap = true, true, sm
+	rep.PatchSuccessfullyApplied = true
+	ts := grade.GradeTests(sm, in.FailToPass, in.PassToPass, false, harness.V4)
+	rep.TestsStatus = &ts
+	rep.Resolved = ts.Resolution() == grade.ResolvedFull
+	return rep, nil
+}
+
+// ReasonNoAppliedPatch (SWE-Gym's rule): the log nowhere says "applied
+// patch".
+const ReasonNoAppliedPatch grade.Reason = "no_applied_patch"
+
+var (
+	pydanticColour = regexp.MustCompile(`\[(\d+)m`)
+	pydanticFailed = regexp.MustCompile(`FAILED\s*\[.*?\]`)
+	pydanticStrip  = func() *strings.Replacer {
+		var pairs []string
+		for c := 1; c < 32; c++ {
+			pairs = append(pairs, string(rune(c)), "")
+		}
+		return strings.NewReplacer(pairs...)
+	}()
+	pydanticStatuses = []logparse.Status{logparse.FAILED, logparse.PASSED, logparse.SKIPPED, logparse.ERROR, logparse.XFAIL}
+)
+
+// parseSWEGymPydantic is the fork's parse_log_pytest_pydantic: v4's
+// pytest_v2 that also drops a "[...]" after FAILED, and, unlike it, does
+// not skip a line of one word: Python raises IndexError there, and so
+// does this ([logparse.ErrParserRaised]).
+func parseSWEGymPydantic(log string) (logparse.StatusMap, error) {
+	m := logparse.StatusMap{}
+	has := func(line string, fn func(string, string) bool) bool {
+		for _, s := range pydanticStatuses {
+			if fn(line, string(s)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, line := range strings.Split(log, "\n") {
+		line = pydanticColour.ReplaceAllString(line, "")
+		line = pydanticStrip.Replace(line)
+		line = pydanticFailed.ReplaceAllString(line, "FAILED")
+		switch {
+		case has(line, strings.HasPrefix):
+			if strings.HasPrefix(line, string(logparse.FAILED)) {
+				line = strings.ReplaceAll(line, " - ", " ")
+			}
+			tok := strings.Fields(line) // str.split(): the control characters are gone
+			if len(tok) < 2 {
+				return nil, fmt.Errorf("parse_log_pytest_pydantic: line %q has no test name: %w", line, logparse.ErrParserRaised)
+			}
+			m[tok[1]] = logparse.Status(tok[0])
+		case has(line, strings.HasSuffix):
+			tok := strings.Fields(line) // str.split(): the control characters are gone
+			if len(tok) < 2 {
+				return nil, fmt.Errorf("parse_log_pytest_pydantic: line %q has no status after a name: %w", line, logparse.ErrParserRaised)
+			}
+			m[tok[0]] = logparse.Status(tok[1])
+		}
+	}
+	return m, nil
 }

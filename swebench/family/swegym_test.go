@@ -128,7 +128,7 @@ func TestSWEGymLoadsByHubName(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, string(want), ts.EvalScript(spec.ScriptOptions{NoExitCode: true}), in.InstanceID)
 				assert.Equal(t, expected[in.InstanceID].Image, ts.Image)
-				assert.Equal(t, harness.GradingSWEGym, ts.Grading)
+				assert.Equal(t, family.GradingSWEGym, ts.Grading)
 			}
 		})
 	}

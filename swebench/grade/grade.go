@@ -266,20 +266,14 @@ func Grade(in Input) (InstanceReport, error) {
 	if !rules.Valid() {
 		return InstanceReport{}, fmt.Errorf("grade %s: %w: %q", in.InstanceID, ErrUnknownRules, rules)
 	}
-	if !in.Grading.Valid() {
+	if !KnownGrading(in.Grading) {
 		return InstanceReport{}, fmt.Errorf("grade %s: %w: grading %q", in.InstanceID, ErrUnknownRules, in.Grading)
 	}
 	if in.Grading.OrDefault() == harness.GradingLive {
 		return gradeLive(in, rules)
 	}
-	if in.Grading == harness.GradingSWEGym {
-		return gradeSWEGym(in)
-	}
-	if in.Grading == harness.GradingPolyBench {
-		return gradePolyBench(in)
-	}
-	if in.Grading == harness.GradingPro {
-		return gradePro(in, rules)
+	if rule := registered[in.Grading]; rule != nil {
+		return rule(in)
 	}
 	rep := InstanceReport{InstanceID: in.InstanceID, Rules: rules}
 	if rules == harness.V5 && in.InfraFailureReason != "" {

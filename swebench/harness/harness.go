@@ -31,7 +31,8 @@ func (r Rules) OrDefault() Rules {
 
 // Grading names the rule that decides, from the tests' statuses, whether
 // an instance is resolved. Families whose harness departs from the
-// official rule on purpose name their own.
+// official rule on purpose name their own, in their file of
+// swebench/family.
 type Grading string
 
 const (
@@ -44,28 +45,12 @@ const (
 	// FAIL_TO_PASS or PASS_TO_PASS test fails; a PASS_TO_PASS test that
 	// is missing or skipped counts neither way.
 	GradingLive Grading = "swe-bench-live"
-	// GradingSWEGym is SWE-Gym's (SWE-Gym/SWE-Bench-Fork, SWE-bench
-	// 2.0.13's get_logs_eval and get_eval_report, at 242429c): the official
-	// rule, but the parser reads the whole log, which is usable only where
-	// it says "applied patch" and holds no failure marker.
-	GradingSWEGym Grading = "swe-gym"
-	// GradingPro is SWE-bench Pro's (scaleapi/SWE-bench_Pro-os,
-	// swe_bench_pro_eval.py): the per-instance parser.py writes
-	// output.json, a list of tests with statuses; resolved when every
-	// fail_to_pass and pass_to_pass test is among those PASSED. No
-	// output.json is unresolved.
-	GradingPro Grading = "swe-bench-pro"
 )
 
-// GradingPolyBench is SWE-PolyBench's (amazon-science/SWE-PolyBench,
-// scoring.py instance_level_scoring, at 9c836c5): the row's parser class
-// reads the whole run log; resolved when every F2P test passed and no P2P
-// test failed (a P2P test the log does not mention passes).
-const GradingPolyBench Grading = "swe-polybench"
-
-// Valid reports whether g is "" or one of the known rules.
+// Valid reports whether g is "" or one of the rules defined here; the
+// rules families define themselves are registered with grade.RegisterRule.
 func (g Grading) Valid() bool {
-	return g == "" || g == GradingSWEBench || g == GradingLive || g == GradingSWEGym || g == GradingPro || g == GradingPolyBench
+	return g == "" || g == GradingSWEBench || g == GradingLive
 }
 
 // OrDefault is g, or [GradingSWEBench] when g is empty.

@@ -50,7 +50,8 @@ type ScriptOptions struct {
 // "#!/bin/bash" or "set -uxo pipefail" dropped, the exit-code lines added
 // around the first line containing the end marker, and the header put back.
 //
-// Otherwise, for Script ScriptCommon, it is the official script of the
+// Otherwise, for a Script a family registered ([RegisterScriptStyle]), it
+// is what the style's function writes; for Script ScriptCommon, it is the official script of the
 // non-Python repositories, and else the official v4.1.0 Python script:
 // activate conda (when Conda), cd /testbed, eval_commands, the
 // informational git status/show/diff, install, reset the test files to
@@ -67,8 +68,8 @@ func (s TestSpec) EvalScript(opts ScriptOptions) string {
 		script := strings.Join(append([]string{scriptShebang, scriptSet}, lines...), "\n") + "\n"
 		return injectBeforeStart(script, opts.BeforeTestOutput)
 	}
-	if s.Script == ScriptSWEBench2 {
-		return s.script2(opts)
+	if fn := styles[s.Script]; fn != nil {
+		return fn(s, opts)
 	}
 
 	quote := func(words []string) []string { return words }
@@ -147,7 +148,7 @@ func (s TestSpec) commonScript(reset string) []string {
 	return append(lines, s.Build...)
 }
 
-var exitCodeEcho = `echo "` + harness.ExitCodeMarker + `: $` + TestExitCodeVar + `"`
+const exitCodeEcho = `echo "` + harness.ExitCodeMarker + `: $` + TestExitCodeVar + `"`
 
 // parseEvalScript is v5's parse_eval_script.
 func parseEvalScript(script string) []string {

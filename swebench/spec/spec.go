@@ -85,7 +85,8 @@ type TestSpec struct {
 	// EvalScript uses it instead of generating one.
 	DatasetScript string
 	// Script is the shape of the generated eval.sh: ScriptPython (the
-	// default) or ScriptCommon (the official non-Python form).
+	// default), ScriptCommon (the official non-Python form) or a style a
+	// family registered ([RegisterScriptStyle]).
 	Script ScriptStyle
 	// Build commands run after the test patch is applied, before the start
 	// marker (ScriptCommon only).
