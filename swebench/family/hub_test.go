@@ -174,7 +174,7 @@ func TestLiveLoadsByHubName(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, want.EvalScript(spec.ScriptOptions{}), got.EvalScript(spec.ScriptOptions{}))
 				assert.Equal(t, want.Image, got.Image)
-				assert.Equal(t, harness.GradingLive, got.Grading)
+				assert.Equal(t, family.GradingLive, got.Grading)
 			}
 		})
 	}

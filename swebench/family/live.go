@@ -7,17 +7,20 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/harness"
+	"github.com/swebox/swebox/swebench/logparse"
 	"github.com/swebox/swebox/swebench/spec"
 )
 
 // SWE-bench-Live (Linux): rows carry their own commands (test_cmds,
 // rebuild_cmds, print_cmds), log parser and image (docker_image, else
 // starryzhang/sweb.eval.x86_64.<id> named as the official images), and
-// are graded by Live's rule (harness.GradingLive). Its harness is
+// are graded by Live's rule (GradingLive). Its harness is
 // microsoft/SWE-bench-Live's evaluation/evaluation.py with RepoLaunch
 // (launch/, microsoft/RepoLaunch at 7735b1e) as its runtime.
 func init() {
+	grade.RegisterRule(GradingLive, gradeLive)
 	Register(&Family{
 		Name:    "swe-bench-live",
 		Aliases: []string{"live"},
@@ -35,7 +38,7 @@ func init() {
 			return ClaimNone
 		},
 		Spec:    liveSpec,
-		Grading: harness.GradingLive,
+		Grading: GradingLive,
 	})
 }
 
@@ -107,7 +110,7 @@ func liveSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error)
 	if err != nil {
 		return ts, err
 	}
-	ts.Grading = harness.GradingLive
+	ts.Grading = GradingLive
 	return ts, nil
 }
 
@@ -129,4 +132,104 @@ func liveList(raw json.RawMessage) ([]string, error) {
 		return nil, fmt.Errorf("want a list of strings, got a string that holds none")
 	}
 	return list, nil
+}
+
+// GradingLive is SWE-bench-Live's rule (evaluation/evaluation.py,
+// run_instance, at 70ec57e): every FAIL_TO_PASS test passes and no
+// FAIL_TO_PASS or PASS_TO_PASS test fails; a PASS_TO_PASS test that is
+// missing or skipped counts neither way. Its parser reads the test output
+// between the markers (its copy of the v4 pytest parser, no whole-log
+// retry).
+const GradingLive harness.Grading = "swe-bench-live"
+
+// LiveStatus is the status SWE-bench-Live's default_pytest_parser gives a
+// test (evaluation/evaluation.py at 70ec57e): "pass" for PASSED, "skip"
+// for SKIPPED, "fail" for anything else (FAILED, ERROR and XFAIL).
+func LiveStatus(s logparse.Status) string {
+	switch s {
+	case logparse.PASSED:
+		return "pass"
+	case logparse.SKIPPED:
+		return "skip"
+	}
+	return "fail"
+}
+
+// LiveTests is SWE-bench-Live's run_instance rule (evaluation.py at
+// 70ec57e): a test succeeds when its status holds "pass", fails when it
+// holds "fail"; a missing or skipped test is in neither list. Resolved
+// when no FAIL_TO_PASS or PASS_TO_PASS test fails and every FAIL_TO_PASS
+// test succeeds (as a set, so a listed duplicate counts once). Upstream
+// writes each list as a set in hash order; here they keep the dataset's
+// order.
+func LiveTests(status map[string]string, failToPass, passToPass []string) (grade.TestsStatus, bool) {
+	ts := grade.NewTestsStatus()
+	sort := func(names []string, into *grade.Results) {
+		seen := map[string]bool{}
+		for _, n := range names {
+			s, ok := status[n]
+			if !ok || seen[n] {
+				continue
+			}
+			seen[n] = true
+			if strings.Contains(strings.ToLower(s), "pass") {
+				into.Success = append(into.Success, n)
+			}
+			if strings.Contains(strings.ToLower(s), "fail") {
+				into.Failure = append(into.Failure, n)
+			}
+		}
+	}
+	sort(failToPass, &ts.FailToPass)
+	sort(passToPass, &ts.PassToPass)
+	all := map[string]bool{}
+	for _, n := range ts.FailToPass.Success {
+		all[n] = true
+	}
+	f2p := true
+	for _, n := range failToPass {
+		f2p = f2p && all[n]
+	}
+	return ts, f2p && len(ts.FailToPass.Failure) == 0 && len(ts.PassToPass.Failure) == 0
+}
+
+// gradeLive is Grade under SWE-bench-Live's rule: the parser reads the
+// test output between the markers (the print command's output, which is
+// what Live parses) with v4's pytest rules, its statuses become Live's
+// and LiveTests decides.
+func gradeLive(in grade.Input) (grade.InstanceReport, error) {
+	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: in.Rules.OrDefault(), Notes: grade.Notes{Grading: GradingLive}}
+	if in.PatchIsNone {
+		rep.PatchIsNone = true
+		return rep, nil
+	}
+	rep.PatchExists = true
+	parse, ok := logparse.Bind(in.Parser, logparse.Target{InstanceID: in.InstanceID, Version: in.Version})
+	if !ok {
+		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, &logparse.UnknownParserError{Name: in.Parser})
+	}
+	text := grade.UniversalNewlines(in.Log)
+	if !strings.Contains(text, harness.StartTestOutput) || !strings.Contains(text, harness.EndTestOutput) {
+		rep.Evaluation.Reason = grade.ReasonMissingMarkers
+		return rep, nil
+	}
+	for _, marker := range grade.FailureMarkers() {
+		if strings.Contains(text, marker) {
+			rep.Evaluation.Reason, rep.Evaluation.Marker = grade.ReasonFailureMarker, marker
+			return rep, nil
+		}
+	}
+	sm, err := parse(grade.TestChunk(text), harness.V4)
+	if err != nil {
+		return rep, fmt.Errorf("grade %s: parse test output: %w", in.InstanceID, err)
+	}
+	rep.Evaluation.Usable, rep.StatusMap = true, sm
+	rep.PatchSuccessfullyApplied = true
+	status := make(map[string]string, len(sm))
+	for k, s := range sm {
+		status[k] = LiveStatus(s)
+	}
+	ts, resolved := LiveTests(status, in.FailToPass, in.PassToPass)
+	rep.TestsStatus, rep.Resolved = &ts, resolved
+	return rep, nil
 }

@@ -64,7 +64,7 @@ func TestLiveAgreesWithUpstream(t *testing.T) {
 			require.Equal(t, "swe-bench-live", f.Name)
 			ts, err := f.TestSpec(inst, spec.WithMode(harness.ModePrebuilt))
 			require.NoError(t, err)
-			assert.Equal(t, harness.GradingLive, ts.Grading)
+			assert.Equal(t, family.GradingLive, ts.Grading)
 			assert.Equal(t, "starryzhang/sweb.eval.x86_64."+strings.ToLower(strings.ReplaceAll(inst.InstanceID, "__", "_1776_")), ts.Image)
 			script := ts.EvalScript(spec.ScriptOptions{})
 			assert.Contains(t, script, "cat > run_test.sh <<'CC_PROMPT'\npytest -rA t.py\nCC_PROMPT\nbash run_test.sh > testlog.out 2>&1\n")

@@ -410,12 +410,7 @@ func ProTests(out ProOutput, failToPass, passToPass []string) (grade.TestsStatus
 			passed[t.Name] = true
 		}
 	}
-	ts := grade.TestsStatus{
-		FailToPass: grade.Results{Success: []string{}, Failure: []string{}},
-		PassToPass: grade.Results{Success: []string{}, Failure: []string{}},
-		FailToFail: grade.Results{Success: []string{}, Failure: []string{}},
-		PassToFail: grade.Results{Success: []string{}, Failure: []string{}},
-	}
+	ts := grade.NewTestsStatus()
 	resolved := true
 	for _, l := range []struct {
 		names []string

@@ -87,12 +87,7 @@ func GradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly
 // first (see [StatusOf]).
 func gradeTests(sm logparse.StatusMap, failToPass, passToPass []string, failOnly bool, rules harness.Rules, first func([]string) string) TestsStatus {
 	rules = rules.OrDefault()
-	ts := TestsStatus{
-		FailToPass: Results{Success: []string{}, Failure: []string{}},
-		PassToPass: Results{Success: []string{}, Failure: []string{}},
-		FailToFail: Results{Success: []string{}, Failure: []string{}},
-		PassToFail: Results{Success: []string{}, Failure: []string{}},
-	}
+	ts := NewTestsStatus()
 	grade := func(name string, maintain bool, into *Results) {
 		status, found := statusOf(sm, name, rules, first)
 		passed := found && (status == logparse.PASSED || status == logparse.XFAIL)
@@ -234,9 +229,8 @@ type Input struct {
 	// Rules selects the official release reproduced; empty means v5.
 	Rules harness.Rules
 	// Grading is the rule that decides resolved; empty means the official
-	// one. [harness.GradingLive] parses as SWE-bench-Live does (its copy of
-	// the v4 pytest parser, the test output alone, no whole-log retry) and
-	// grades by its rule (see [LiveTests]).
+	// one. Any other is a rule a family registered ([RegisterRule]), which
+	// reads the log and grades as the family's harness does.
 	Grading harness.Grading
 	// PatchIsNone is a prediction whose model_patch is null: the official
 	// report says so and grades nothing.
@@ -268,9 +262,6 @@ func Grade(in Input) (InstanceReport, error) {
 	}
 	if !KnownGrading(in.Grading) {
 		return InstanceReport{}, fmt.Errorf("grade %s: %w: grading %q", in.InstanceID, ErrUnknownRules, in.Grading)
-	}
-	if in.Grading.OrDefault() == harness.GradingLive {
-		return gradeLive(in, rules)
 	}
 	if rule := registered[in.Grading]; rule != nil {
 		return rule(in)

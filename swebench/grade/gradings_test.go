@@ -16,14 +16,14 @@ import (
 // round trip and a merge of shards, and an all-official run has no key.
 func TestRunReportNamesFamilyGradings(t *testing.T) {
 	live := grade.InstanceReport{InstanceID: "a", PatchExists: true, PatchSuccessfullyApplied: true, Resolved: true,
-		TestsStatus: &grade.TestsStatus{}, Notes: grade.Notes{Grading: harness.GradingLive}}
+		TestsStatus: &grade.TestsStatus{}, Notes: grade.Notes{Grading: harness.Grading("swe-bench-live")}}
 	official := grade.InstanceReport{InstanceID: "b", PatchExists: true, PatchSuccessfullyApplied: true,
 		TestsStatus: &grade.TestsStatus{}}
 	in := grade.RunInput{Rules: harness.V4, Dataset: []string{"a", "b"},
 		Predictions: map[string]grade.Prediction{"a": {}, "b": {}},
 		Reports:     map[string][]byte{"a": live.Encode(), "b": official.Encode()}}
 	r := grade.BuildRunReport(in)
-	assert.Equal(t, map[string]string{"a": string(harness.GradingLive)}, r.Gradings)
+	assert.Equal(t, map[string]string{"a": string(harness.Grading("swe-bench-live"))}, r.Gradings)
 
 	var raw map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(r.Encode(), &raw))

@@ -42,7 +42,7 @@ type Notes struct {
 	// runner's own closing counts.
 	CountCheck []string
 	// Grading names the rule that graded when it is not the official one
-	// (a family's own, e.g. harness.GradingLive).
+	// (a family's own, registered with [RegisterRule]).
 	Grading harness.Grading
 	// Strict is set under strict grading (package strict): unlike the
 	// other notes it can change the verdict, from resolved to not.

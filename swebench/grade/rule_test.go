@@ -12,7 +12,7 @@ import (
 
 // TestRegisteredRuleGrades: Grade hands an instance whose Grading names a
 // registered rule to that rule, refuses a name nobody registered, and
-// RegisterRule refuses the empty name, harness's own rules and a second
+// RegisterRule refuses the empty name, harness's official rule and a second
 // registration.
 func TestRegisteredRuleGrades(t *testing.T) {
 	const name harness.Grading = "test-rule-registered"
@@ -36,7 +36,7 @@ func TestRegisteredRuleGrades(t *testing.T) {
 	assert.ErrorIs(t, err, grade.ErrUnknownRules)
 
 	rule := func(grade.Input) (grade.InstanceReport, error) { return grade.InstanceReport{}, nil }
-	for _, g := range []harness.Grading{"", harness.GradingSWEBench, harness.GradingLive, name} {
+	for _, g := range []harness.Grading{"", harness.GradingSWEBench, name} {
 		assert.Panics(t, func() { grade.RegisterRule(g, rule) }, "%q", g)
 	}
 	assert.Panics(t, func() { grade.RegisterRule("test-rule-nil", nil) })

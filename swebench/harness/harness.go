@@ -35,22 +35,15 @@ func (r Rules) OrDefault() Rules {
 // swebench/family.
 type Grading string
 
-const (
-	// GradingSWEBench is the official rule (get_resolution_status): every
-	// FAIL_TO_PASS and every PASS_TO_PASS test succeeds; a missing test
-	// fails. "" means it.
-	GradingSWEBench Grading = "swe-bench"
-	// GradingLive is SWE-bench-Live's (evaluation/evaluation.py,
-	// run_instance, at 70ec57e): every FAIL_TO_PASS test passes and no
-	// FAIL_TO_PASS or PASS_TO_PASS test fails; a PASS_TO_PASS test that
-	// is missing or skipped counts neither way.
-	GradingLive Grading = "swe-bench-live"
-)
+// GradingSWEBench is the official rule (get_resolution_status): every
+// FAIL_TO_PASS and every PASS_TO_PASS test succeeds; a missing test fails.
+// "" means it.
+const GradingSWEBench Grading = "swe-bench"
 
-// Valid reports whether g is "" or one of the rules defined here; the
+// Valid reports whether g is "" or the official rule; the
 // rules families define themselves are registered with grade.RegisterRule.
 func (g Grading) Valid() bool {
-	return g == "" || g == GradingSWEBench || g == GradingLive
+	return g == "" || g == GradingSWEBench
 }
 
 // OrDefault is g, or [GradingSWEBench] when g is empty.
