@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/dataset/hub"
+	_ "github.com/swebox/swebox/swebench/dataset/parquet" // dataset.ReadParquet and LoadDataset read .parquet files
 )
 
 // loadRows reads the dataset of a run: the file or directory at name when

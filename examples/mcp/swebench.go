@@ -16,6 +16,7 @@ import (
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	_ "github.com/swebox/swebox/swebench/dataset/parquet" // dataset.ReadParquet and LoadDataset read .parquet files
 	"github.com/swebox/swebox/swebench/grade"
 	"github.com/swebox/swebox/swebench/repo"
 )

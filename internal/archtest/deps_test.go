@@ -3,7 +3,9 @@
 // nothing of SWE-bench; swebench reaches Docker only through sandbox; the
 // harness vocabulary (swebench/harness) is a leaf that the SWE-bench
 // packages import, and none of its facts is spelled anywhere else; agent and
-// its parts know nothing of SWE-bench; only sandbox/kube links Kubernetes.
+// its parts know nothing of SWE-bench; only sandbox/kube links Kubernetes;
+// the row types (swebench/dataset) and what needs only them link no Parquet
+// reader.
 package archtest
 
 import (
@@ -224,4 +226,26 @@ func TestInternalHelpersBelowSandbox(t *testing.T) {
 	}
 	// The rule has teeth: sandbox uses hostfs.
 	assert.Contains(t, goList(t, "sandbox", false)[module+"/sandbox"], module+"/internal/hostfs")
+}
+
+// TestRowTypesDoNotLinkParquet: the row types (package dataset) are apart
+// from the Parquet reader (dataset/parquet, linked by dataset/hub and the
+// commands), so packages that only need an Instance do not link parquet-go.
+func TestRowTypesDoNotLinkParquet(t *testing.T) {
+	reader := module + "/swebench/dataset/parquet"
+	isParquet := func(d string) bool {
+		return strings.HasPrefix(d, "github.com/parquet-go/") || d == reader
+	}
+	for _, pkg := range []string{"swebench/dataset", "swebench/spec", "swebench/grade", "swebench/family", "swebench/logparse"} {
+		deps, ok := goList(t, pkg, true)[module+"/"+pkg]
+		require.True(t, ok, "%s listed", pkg)
+		require.NotEmpty(t, deps, "%s listed", pkg)
+		for _, d := range deps {
+			assert.False(t, isParquet(d), "%s depends on %s", pkg, d)
+		}
+	}
+	// The rule has teeth: the reader links parquet-go, and the Hub client
+	// links the reader.
+	assert.Contains(t, goList(t, "swebench/dataset/parquet", false)[reader], "github.com/parquet-go/parquet-go")
+	assert.Contains(t, goList(t, "swebench/dataset/hub", true)[module+"/swebench/dataset/hub"], reader)
 }

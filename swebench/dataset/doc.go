@@ -4,7 +4,18 @@
 // Datasets come from a JSON array, a JSONL file, a Parquet file
 // ([ReadParquet]) or a directory of them ([LoadDataset], [LoadDatasetSplit]);
 // rows keep every official field and any extra ones ([Instance]). Package
-// hub fetches datasets by their Hugging Face name ([HubAlias], [IsHubName]). Predictions come from a JSON list, a JSON
+// hub fetches datasets by their Hugging Face name ([HubAlias], [IsHubName]).
+//
+// This package holds the row types and reads JSON; it does not link a Parquet
+// reader, so that packages which only need an [Instance] stay light. A
+// program that reads .parquet files links package dataset/parquet for its
+// side effect ([ParquetImport]), as a program links image/png for
+// image.Decode; without it, reading one is an error matching
+// [ErrUnsupportedFormat] that names the import:
+//
+//	import _ "github.com/swebox/swebox/swebench/dataset/parquet"
+//
+// Predictions come from a JSON list, a JSON
 // object keyed by instance id, or JSONL ([LoadPredictions]); the dataset's
 // own patches give the "gold" predictions ([GoldPredictions]). [Select]
 // applies the -i filter and the official checks: unknown ids are errors,

@@ -12,7 +12,8 @@ import (
 )
 
 // LoadDataset reads instances from a JSON array file, a JSONL file, a
-// Parquet file ([ReadParquet]), or a directory holding such files (read in
+// Parquet file ([ReadParquet]; the program must link the reader, see
+// [ParquetImport]), or a directory holding such files (read in
 // name order, non-recursively, so the result is deterministic). Rows are
 // checked as they are read: every error is an *InputError naming file, line
 // (the row, in a Parquet file) and field; up to 20 are reported at once,

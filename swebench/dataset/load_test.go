@@ -296,7 +296,9 @@ func TestLoadDatasetErrors(t *testing.T) {
 			name: "unknown extension", file: "data.csv", content: "a,b", is: ErrUnsupportedFormat,
 		},
 		{
-			name: "truncated parquet file", file: "data.parquet", content: "PAR1", is: ErrBadParquet,
+			// This test binary does not link package dataset/parquet.
+			name: "parquet file without the reader linked", file: "data.parquet", content: "PAR1", is: ErrUnsupportedFormat,
+			msg: `FILE: this program cannot read Parquet: it does not link the Parquet reader (import _ "` + ParquetImport + `")`,
 		},
 		{
 			name: "empty json", file: "data.json", content: "  \n", is: ErrSyntax,
@@ -475,4 +477,16 @@ func TestInstanceUnmarshalError(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrWrongType))
 	assert.Contains(t, err.Error(), `field "FAIL_TO_PASS"`)
+}
+
+// Without package dataset/parquet linked (this test binary does not link
+// it), ReadParquet says which import adds the reader.
+func TestReadParquetWithoutTheReader(t *testing.T) {
+	require.Nil(t, registeredParquet(), "this test binary must not link "+ParquetImport)
+	rows, err := ReadParquet(strings.NewReader("PAR1"), 4, "x.parquet")
+	assert.Nil(t, rows)
+	require.ErrorIs(t, err, ErrUnsupportedFormat)
+	assert.NotErrorIs(t, err, ErrBadParquet)
+	assert.Contains(t, err.Error(), `x.parquet: this program cannot read Parquet`)
+	assert.Contains(t, err.Error(), `import _ "github.com/swebox/swebox/swebench/dataset/parquet"`)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/swebox/swebox/swebench/dataset"
+	_ "github.com/swebox/swebox/swebench/dataset/parquet" // dataset.ReadParquet and LoadDataset read .parquet files
 )
 
 // DefaultEndpoint is the public Hugging Face Hub.

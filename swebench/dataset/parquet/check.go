@@ -1,4 +1,4 @@
-package dataset
+package parquet
 
 import (
 	"bufio"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 )
 
 // parquet-go v0.32.0 trusts the sizes a file declares: it allocates a
@@ -31,7 +31,7 @@ const (
 )
 
 // checkPages checks the page headers of every column chunk of f.
-func checkPages(r io.ReaderAt, size int64, f *parquet.File) error {
+func checkPages(r io.ReaderAt, size int64, f *pq.File) error {
 	for i, rg := range f.Metadata().RowGroups {
 		for j, cc := range rg.Columns {
 			md := cc.MetaData

@@ -1,4 +1,4 @@
-package dataset
+package parquet
 
 import (
 	"encoding/json"
@@ -9,22 +9,24 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/swebench/dataset"
 )
 
-// testdata/parquet/rows.parquet is rows.jsonl written by Apache Arrow's
-// Parquet writer (testdata/parquetgen): reading either gives the same rows.
+// ../testdata/parquet/rows.parquet is rows.jsonl written by Apache Arrow's
+// Parquet writer (../testdata/parquetgen): reading either gives the same rows.
 func TestReadParquetMatchesJSONL(t *testing.T) {
-	want, err := LoadDataset(filepath.Join("testdata", "parquet", "rows.jsonl"))
+	want, err := dataset.LoadDataset(filepath.Join("..", "testdata", "parquet", "rows.jsonl"))
 	require.NoError(t, err)
-	path := filepath.Join("testdata", "parquet", "rows.parquet")
-	got, err := LoadDataset(path)
+	path := filepath.Join("..", "testdata", "parquet", "rows.parquet")
+	got, err := dataset.LoadDataset(path)
 	require.NoError(t, err)
 	require.Len(t, got, len(want))
 	for i := range want {
 		w, g := want[i], got[i]
-		assert.Equal(t, Position{File: path, Line: i + 1}, g.Source, "row number")
+		assert.Equal(t, dataset.Position{File: path, Line: i + 1}, g.Source, "row number")
 		assert.JSONEq(t, string(rawJSON(t, w.Extra)), string(rawJSON(t, g.Extra)), "%s: extra columns", w.InstanceID)
-		w.Extra, g.Extra, w.Source, g.Source = nil, nil, Position{}, Position{}
+		w.Extra, g.Extra, w.Source, g.Source = nil, nil, dataset.Position{}, dataset.Position{}
 		assert.Equal(t, w, g, w.InstanceID)
 		wj, err := json.Marshal(w)
 		require.NoError(t, err)
@@ -33,13 +35,15 @@ func TestReadParquetMatchesJSONL(t *testing.T) {
 		assert.Equal(t, string(wj), string(gj), "%s: re-serialised row", w.InstanceID)
 	}
 	// The Hub's form survives: the test lists were JSON-encoded strings.
-	assert.True(t, got[0].f2pString)
+	f2p, err := json.Marshal(got[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(f2p), `"FAIL_TO_PASS":"[\"astropy`, "re-serialised as the JSON-encoded string it was")
 	assert.Equal(t, []string{"astropy/modeling/tests/test_separable.py::test_separable[compound_model6-result6]",
 		"astropy/modeling/tests/test_separable.py::test_separable[compound_model9-result9]"}, got[0].FailToPass)
 	assert.Equal(t, "4.3", got[0].Version)
 	assert.Equal(t, "2.0", string(got[0].Extra["score"]), "a float keeps its decimal point, as Python writes it")
 	assert.Equal(t, "1234567.0", string(got[2].Extra["score"]))
-	assert.Equal(t, EvalTypeFailOnly, got[2].EvalType)
+	assert.Equal(t, dataset.EvalTypeFailOnly, got[2].EvalType)
 }
 
 func rawJSON(t *testing.T, m map[string]json.RawMessage) []byte {
@@ -51,19 +55,19 @@ func rawJSON(t *testing.T, m map[string]json.RawMessage) []byte {
 
 func TestLoadDatasetSplitParquet(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "parquet", "rows.parquet"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "parquet", "rows.parquet"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "test.parquet"), data, 0o644))
-	rows, err := LoadDatasetSplit(dir, "test")
+	rows, err := dataset.LoadDatasetSplit(dir, "test")
 	require.NoError(t, err)
 	assert.Len(t, rows, 3)
-	_, err = LoadDatasetSplit(dir, "dev")
+	_, err = dataset.LoadDatasetSplit(dir, "dev")
 	require.ErrorIs(t, err, os.ErrNotExist)
 	assert.Contains(t, err.Error(), "found: test")
 }
 
 func TestReadParquetBadFiles(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join("testdata", "parquet", "rows.parquet"))
+	good, err := os.ReadFile(filepath.Join("..", "testdata", "parquet", "rows.parquet"))
 	require.NoError(t, err)
 	type testCase struct {
 		name, data, msg string
@@ -76,13 +80,25 @@ func TestReadParquetBadFiles(t *testing.T) {
 		{"damaged footer", string(good[:len(good)-40]) + strings.Repeat("\xff", 32) + string(good[len(good)-8:]), "not a readable Parquet file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := ReadParquet(strings.NewReader(tc.data), int64(len(tc.data)), "https://hub/x.parquet")
-			require.ErrorIs(t, err, ErrBadParquet)
+			rows, err := dataset.ReadParquet(strings.NewReader(tc.data), int64(len(tc.data)), "https://hub/x.parquet")
+			require.ErrorIs(t, err, dataset.ErrBadParquet)
 			assert.Nil(t, rows)
-			var ie *InputError
+			var ie *dataset.InputError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, "https://hub/x.parquet", ie.File)
 			assert.Contains(t, err.Error(), tc.msg)
 		})
 	}
+}
+
+// With the reader linked, LoadDataset reads .parquet files and reports a bad
+// one as ErrBadParquet, naming the file.
+func TestLoadDatasetBadParquet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.parquet")
+	require.NoError(t, os.WriteFile(path, []byte("PAR1"), 0o644))
+	rows, err := dataset.LoadDataset(path)
+	require.ErrorIs(t, err, dataset.ErrBadParquet)
+	assert.NotErrorIs(t, err, dataset.ErrUnsupportedFormat)
+	assert.Nil(t, rows)
+	assert.Equal(t, path+": not a readable Parquet file: 4 bytes is too short for a Parquet file", err.Error())
 }

@@ -1,4 +1,4 @@
-package dataset
+package parquet
 
 import (
 	"encoding/json"
@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/swebox/swebox/swebench/dataset"
 )
 
 // benchRow is a SWE-bench row as the Hub stores it: every column a string.
@@ -43,14 +45,14 @@ func BenchmarkLoadDatasetParquet(b *testing.B) {
 		jl.WriteByte('\n')
 	}
 	jsonl := filepath.Join(dir, "d.jsonl")
-	pq := filepath.Join(dir, "d.parquet")
+	file := filepath.Join(dir, "d.parquet")
 	if err := os.WriteFile(jsonl, []byte(jl.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if err := parquet.WriteFile(pq, rows, parquet.Compression(&parquet.Snappy)); err != nil {
+	if err := pq.WriteFile(file, rows, pq.Compression(&pq.Snappy)); err != nil {
 		b.Fatal(err)
 	}
-	for _, p := range []string{jsonl, pq} {
+	for _, p := range []string{jsonl, file} {
 		st, err := os.Stat(p)
 		if err != nil {
 			b.Fatal(err)
@@ -59,7 +61,7 @@ func BenchmarkLoadDatasetParquet(b *testing.B) {
 			b.ReportMetric(float64(st.Size())/(1<<20), "file-MiB")
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				ds, err := LoadDataset(p)
+				ds, err := dataset.LoadDataset(p)
 				if err != nil || len(ds) != len(rows) {
 					b.Fatal(err, len(ds))
 				}

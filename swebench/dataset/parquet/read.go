@@ -1,99 +1,55 @@
-package dataset
+package parquet
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/swebox/swebox/internal/kinderr"
+	"github.com/swebox/swebox/swebench/dataset"
 )
 
-// ErrBadParquet: a file is not a readable Parquet file (truncated, not
-// Parquet at all, or a page that does not decode).
-var ErrBadParquet = errors.New("invalid Parquet")
-
-// ReadParquet reads the rows of one Parquet file, as the Hugging Face Hub's
-// Parquet export and datasets' to_parquet write them. Each row becomes a
-// JSON object (strings stay strings, so FAIL_TO_PASS stored as a
-// JSON-encoded string stays one; numbers, booleans, nulls, lists and
-// structs become their JSON forms) and is then decoded exactly as a line of
-// a JSONL file: unknown columns are kept in Instance.Extra.
-//
-// source names the file in errors and in each row's Source; Source.Line is
-// the 1-based row number. A file that does not decode gives an *InputError
-// matching ErrBadParquet; a bad row gives an *InputError naming its row and
-// field, as for JSON.
-func ReadParquet(r io.ReaderAt, size int64, source string) ([]Instance, error) {
-	var (
-		out  []Instance
-		errs errorList
-	)
-	readParquetRecords(r, size, source, &errs, func(rec record) error {
-		in, ferr := decodeInstance(rec.raw)
-		if ferr != nil {
-			return &InputError{File: source, Line: rec.line, Field: ferr.field, Err: ferr.err}
-		}
-		in.Source = Position{File: source, Line: rec.line}
-		out = append(out, in)
-		return nil
-	})
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+func init() {
+	dataset.RegisterParquet(readRows)
 }
 
-// readParquetFile is readRecords for a .parquet file.
-func readParquetFile(path string, errs *errorList, fn func(record) error) {
-	f, err := os.Open(path)
-	if err != nil {
-		errs.add(fmt.Errorf("open dataset: %w", err))
-		return
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		errs.add(fmt.Errorf("open dataset: %w", err))
-		return
-	}
-	readParquetRecords(f, st.Size(), path, errs, fn)
-}
-
-func readParquetRecords(r io.ReaderAt, size int64, source string, errs *errorList, fn func(record) error) {
-	bad := func(format string, args ...any) {
-		errs.add(&InputError{File: source, Err: kindf(ErrBadParquet, format, args...)})
+// readRows is the dataset.RowReader of Parquet files.
+func readRows(r io.ReaderAt, size int64, source string, yield func(n int, raw []byte, err error) bool) {
+	bad := func(line int, format string, args ...any) error {
+		return &dataset.InputError{File: source, Line: line, Err: kinderr.New(dataset.ErrBadParquet, format, args...)}
 	}
 	f, err := openParquet(r, size)
 	if err != nil {
-		bad("not a readable Parquet file: %v", err)
+		yield(0, nil, bad(0, "not a readable Parquet file: %v", err))
 		return
 	}
 	schema := f.Schema()
 	row := 0
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
-		buf := make([]parquet.Row, 64)
-		for !errs.full() {
-			n, rerr := readRows(rows, buf)
+		buf := make([]pq.Row, 64)
+		for {
+			n, rerr := readBatch(rows, buf)
 			for _, pr := range buf[:n] {
 				row++
 				raw, err := parquetRowJSON(schema, pr)
 				if err != nil {
-					errs.add(&InputError{File: source, Line: row, Err: kindf(ErrBadParquet, "%v", err)})
-					continue
+					raw, err = nil, bad(row, "%v", err)
 				}
-				if ferr := fn(record{raw: raw, line: row}); ferr != nil {
-					errs.add(ferr)
+				if !yield(row, raw, err) {
+					rows.Close()
+					return
 				}
 			}
 			if rerr == io.EOF {
@@ -101,7 +57,7 @@ func readParquetRecords(r io.ReaderAt, size int64, source string, errs *errorLis
 			}
 			if rerr != nil {
 				rows.Close()
-				errs.add(&InputError{File: source, Line: row + 1, Err: kindf(ErrBadParquet, "read row group: %v", rerr)})
+				yield(row+1, nil, bad(row+1, "read row group: %v", rerr))
 				return
 			}
 		}
@@ -111,7 +67,7 @@ func readParquetRecords(r io.ReaderAt, size int64, source string, errs *errorLis
 
 // openParquet opens a file, turning the library's panics on hostile input
 // into errors.
-func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+func openParquet(r io.ReaderAt, size int64) (f *pq.File, err error) {
 	if err := checkFooter(r, size); err != nil {
 		return nil, err
 	}
@@ -120,7 +76,7 @@ func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 			f, err = nil, fmt.Errorf("%v", p)
 		}
 	}()
-	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+	f, err = pq.OpenFile(r, size, pq.SkipBloomFilters(true))
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +110,7 @@ func checkFooter(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-func readRows(rows parquet.Rows, buf []parquet.Row) (n int, err error) {
+func readBatch(rows pq.Rows, buf []pq.Row) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			n, err = 0, fmt.Errorf("%v", p)
@@ -164,7 +120,7 @@ func readRows(rows parquet.Rows, buf []parquet.Row) (n int, err error) {
 }
 
 // parquetRowJSON reconstructs one row as a JSON object.
-func parquetRowJSON(schema *parquet.Schema, row parquet.Row) (raw []byte, err error) {
+func parquetRowJSON(schema *pq.Schema, row pq.Row) (raw []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			raw, err = nil, fmt.Errorf("reconstruct row: %v", p)
@@ -291,4 +247,16 @@ func writeFloat(b *bytes.Buffer, f float64, bits int) {
 	if !strings.Contains(s, ".") {
 		b.WriteString(".0")
 	}
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, as Python's
+// json.dumps writes strings (a copy of dataset's).
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

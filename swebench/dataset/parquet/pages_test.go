@@ -1,4 +1,4 @@
-package dataset_test
+package parquet_test
 
 import (
 	"bytes"
