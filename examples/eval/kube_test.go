@@ -214,7 +214,7 @@ func TestKubePrune(t *testing.T) {
 // certainly in flight when the signal comes.
 func TestKubeInterrupt(t *testing.T) {
 	args := kubeArgs(t)
-	bin := swebenchtest.BuildEval(t)
+	bin := swebenchtest.BuildEvalKube(t)
 	runID := "kube-int-" + testenv.Session(t)
 	hanging := swebench.LabelRun + "=" + runID + "," + swebench.LabelInstance + "=swebox__demo-6"
 	inFlight := -1

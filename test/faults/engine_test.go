@@ -18,6 +18,7 @@ import (
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
+	"github.com/swebox/swebox/swebench/harness"
 )
 
 // TestEngineUnreachableAtStart: with no engine at the address, Evaluate
@@ -29,7 +30,7 @@ func TestEngineUnreachableAtStart(t *testing.T) {
 	dir := t.TempDir()
 	cfg := swebench.Config{
 		Dataset: []dataset.Instance{p.Instance("calc__calc-1")}, Predictions: []dataset.Prediction{swebenchtest.Pred("calc__calc-1", swebenchtest.Gold)},
-		RunID: "unreachable", Sandboxes: []*sandbox.Client{c},
+		RunID: "unreachable", Sandboxes: []*sandbox.Client{c}, Mode: harness.ModeWorkspace,
 		LogDir: filepath.Join(dir, "logs"), ReportDir: filepath.Join(dir, "reports"), WorkDir: filepath.Join(dir, "work"),
 	}
 
