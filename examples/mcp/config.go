@@ -60,6 +60,7 @@ type config struct {
 	TestFeedback     bool     // test names, reports and test output reach clients
 	Strict           bool     // strict grading (swebench.GradingStrict) for every evaluation and task
 	MaxSubmissions   int      // per task session; 0: no limit
+	NoTaskSpare      bool     // task sessions start no sandbox ahead for their next reset
 	ReadMemory       int64    // bytes of file content session_read_file calls hold at once
 
 	// Engine's Kubeconfig runs every sandbox as a pod of that cluster (a
@@ -233,6 +234,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&cfg.TestFeedback, "test_feedback", false, "tell clients the hidden tests: test names, report.json and test output in swebench_task_submit, swebench_evaluate and swebench_grade_log results, as for training (default false: the verdict and the counts only, as for an evaluation)")
 	fs.BoolVar(&cfg.Strict, "strict", false, "strict grading for swebench_evaluate, swebench_grade_log and task submissions, as eval --strict: the official verdicts minus every one a strict rule refuses, each reason in report.json (see package swebench/strict)")
 	fs.IntVar(&cfg.MaxSubmissions, "max_submissions", 0, "swebench_task_submit calls one task session may make, resets included; 0: no limit")
+	fs.BoolVar(&cfg.NoTaskSpare, "no_task_spare", false, "a task session, once reset, keeps no sandbox started ahead for its next swebench_task_reset (one container per session instead of two; each reset then waits for a sandbox to start)")
 	fs.Var(bytesFlag{&readMemory}, "read_memory", "bytes of file content all session_read_file calls together hold at once; others wait (at least --store_limit)")
 	fs.Var(secondsFlag(&cfg.ProgressTick), "progress_interval", "how often long calls send progress notifications (`SECONDS` or with a unit)")
 	// The cluster's flags, as eval takes them (with `placeholders` for

@@ -49,6 +49,10 @@ func TestParseFlags(t *testing.T) {
 			assert.Empty(t, c.Kubeconfig, "Docker by default")
 			assert.Equal(t, engineflags.DefaultKubeNamespace, c.KubeNamespace)
 			assert.True(t, c.KubeImageAffinity)
+			assert.False(t, c.NoTaskSpare, "a reset task session keeps a spare by default")
+		}},
+		{name: "task spares", args: []string{"--no_task_spare"}, check: func(t *testing.T, c config) {
+			assert.True(t, c.NoTaskSpare)
 		}},
 		{name: "bare port binds loopback", args: []string{"--http", ":8080"}, check: func(t *testing.T, c config) {
 			assert.Equal(t, "127.0.0.1:8080", c.HTTPAddr)

@@ -134,7 +134,7 @@ func (te *taskEnvs) of(ctx context.Context, name string) (*task.Tasks, error) {
 		feedback = task.FeedbackFull
 	}
 	t, err := task.New(ctx, task.Config{Eval: evalConfig(te.cfg, te.evals, te.client, name), Dir: dir,
-		Feedback: feedback, MaxSubmissions: te.cfg.MaxSubmissions})
+		Feedback: feedback, MaxSubmissions: te.cfg.MaxSubmissions, NoSpare: te.cfg.NoTaskSpare})
 	if err != nil {
 		return nil, fmt.Errorf("prepare the tasks of %s: %w", name, err)
 	}
