@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swebox/swebox/internal/jsonenc"
 )
 
 // Instance is one dataset row, with every field the official SWE-bench
@@ -378,7 +380,7 @@ func (in Instance) MarshalJSON() ([]byte, error) {
 			l = []string{}
 		}
 		if asString {
-			enc, _ := marshalNoEscape(l)
+			enc, _ := jsonenc.Marshal(l)
 			return string(enc)
 		}
 		return l
@@ -427,7 +429,7 @@ func (w *objectWriter) put(k string, v any) {
 	if w.err != nil {
 		return
 	}
-	enc, err := marshalNoEscape(v)
+	enc, err := jsonenc.Marshal(v)
 	if err != nil {
 		w.err = fmt.Errorf("marshal %s: %w", k, err)
 		return
@@ -466,16 +468,4 @@ func (w *objectWriter) finish() ([]byte, error) {
 	}
 	w.b.WriteByte('}')
 	return w.b.Bytes(), nil
-}
-
-// marshalNoEscape marshals without HTML escaping, so patches containing
-// "<", ">" and "&" round-trip byte for byte.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

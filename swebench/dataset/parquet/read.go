@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,7 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 
+	"github.com/swebox/swebox/internal/jsonenc"
 	"github.com/swebox/swebox/internal/kinderr"
 	"github.com/swebox/swebox/swebench/dataset"
 )
@@ -209,7 +209,7 @@ func writeJSONValue(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte('}')
 	default:
-		enc, err := marshalNoEscape(x)
+		enc, err := jsonenc.Marshal(x)
 		if err != nil {
 			return fmt.Errorf("column value of type %T: %w", x, err)
 		}
@@ -219,7 +219,7 @@ func writeJSONValue(b *bytes.Buffer, v any) error {
 }
 
 func writeJSONString(b *bytes.Buffer, s string) error {
-	enc, err := marshalNoEscape(s)
+	enc, err := jsonenc.Marshal(s)
 	if err != nil {
 		return err
 	}
@@ -247,16 +247,4 @@ func writeFloat(b *bytes.Buffer, f float64, bits int) {
 	if !strings.Contains(s, ".") {
 		b.WriteString(".0")
 	}
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping, as Python's
-// json.dumps writes strings (a copy of dataset's).
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
