@@ -379,6 +379,9 @@ func (c *Client) agentFor(spec Spec) (*sandboxAgent, Spec, []string) {
 		return nil, spec, keepalive
 	}
 	uid, gid, _ := parseUser(spec.User) // validated
+	if info(c.b).SandboxUserIsCaller {
+		uid, gid = os.Getuid(), os.Getgid()
+	}
 	a, err := st.host.newSandboxAgent(c.session, uid, gid)
 	if err != nil {
 		c.log.Debug("no exec agent", "cause", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,6 +63,8 @@ type dockerAPI interface {
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
 	NetworkRemove(ctx context.Context, networkID string) error
+	ServerVersion(ctx context.Context) (types.Version, error)
+	HTTPClient() *http.Client
 	DaemonHost() string
 	Close() error
 }
@@ -72,6 +75,8 @@ type dockerConfig struct {
 	apiVersion string
 	tls        *tlsFiles
 	api        dockerAPI // set by the package's tests only
+	// unenforcedLimits: WithUnenforcedLimits (podman.go).
+	unenforcedLimits bool
 }
 
 type tlsFiles struct{ ca, cert, key string }
@@ -104,6 +109,11 @@ type dockerBackend struct {
 	// records holds, by container id, the *mainRecord of each sandbox
 	// this client leased until it is removed (lease.go).
 	records sync.Map
+	// What the engine is (Docker, Podman rootful or rootless) and what
+	// follows from it; podman.go.
+	factsCache       engineFactsCache
+	unenforcedLimits bool
+	log              *slog.Logger
 }
 
 var (
@@ -119,7 +129,7 @@ var (
 // DOCKER_API_VERSION, DOCKER_CERT_PATH, DOCKER_TLS_VERIFY) and cfg.
 func newDocker(cfg dockerConfig) (*dockerBackend, error) {
 	if cfg.api != nil {
-		return &dockerBackend{api: cfg.api}, nil
+		return &dockerBackend{api: cfg.api, unenforcedLimits: cfg.unenforcedLimits}, nil
 	}
 	copts := []client.Opt{client.WithHostFromEnv(), client.WithVersionFromEnv()}
 	if cfg.host != "" {
@@ -150,7 +160,7 @@ func newDocker(cfg dockerConfig) (*dockerBackend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create docker client: %w", err)
 	}
-	return &dockerBackend{api: cli, owned: true}, nil
+	return &dockerBackend{api: cli, owned: true, unenforcedLimits: cfg.unenforcedLimits}, nil
 }
 
 func tlsHTTPClient(f tlsFiles, verify bool) (*http.Client, error) {
@@ -182,8 +192,8 @@ func dockerErr(err error) error {
 	return err
 }
 
-// Bind needs nothing of the package: the Docker backend is part of it.
-func (d *dockerBackend) Bind(seam.Env[Spec]) {}
+// Bind takes the client's logger.
+func (d *dockerBackend) Bind(env seam.Env[Spec]) { d.log = env.Log }
 
 func (d *dockerBackend) Host() string { return d.api.DaemonHost() }
 
@@ -193,7 +203,7 @@ func (d *dockerBackend) Host() string { return d.api.DaemonHost() }
 func (d *dockerBackend) Info() seam.Info {
 	h := d.Host()
 	unix := strings.HasPrefix(h, "unix://")
-	return seam.Info{SharesHostFiles: unix || strings.HasPrefix(h, "npipe://"), AgentSocket: unix}
+	return d.adaptInfo(seam.Info{SharesHostFiles: unix || strings.HasPrefix(h, "npipe://"), AgentSocket: unix})
 }
 
 func (d *dockerBackend) Close() error {
@@ -227,6 +237,9 @@ func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, 
 		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
 	}
 	hc.AutoRemove = req.Leased
+	if err := d.adaptPodman(ctx, req.Spec, hc); err != nil {
+		return "", err
+	}
 	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
 	if err != nil {
 		return "", dockerErr(err)
@@ -301,8 +314,9 @@ func (d *dockerBackend) Exec(ctx context.Context, id string, req execCall) (exec
 	}
 	// The engine accepts an exec in a container that stops before the
 	// exec's process starts, and writes why it failed into the output
-	// stream; such an exec never had a pid.
-	return execStatus{ExitCode: info.ExitCode, Running: info.Running, NoProcess: info.Pid == 0 && !info.Running}, nil
+	// stream; such an exec never had a pid. Podman refuses such an exec,
+	// and shows no pid for one that ended (podman.go).
+	return execStatus{ExitCode: info.ExitCode, Running: info.Running, NoProcess: info.Pid == 0 && !info.Running && !d.onPodman()}, nil
 }
 
 // watchExit closes the returned channel once the exec is no longer running.

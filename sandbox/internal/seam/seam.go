@@ -177,6 +177,10 @@ type Info struct {
 	// host binary and be reached over a Unix socket in a bind-mounted host
 	// directory (a local engine running runc).
 	AgentSocket bool
+	// SandboxUserIsCaller: the sandbox's user is, on the host, the user
+	// this process runs as (rootless Podman maps it so), so that what this
+	// process makes for the sandbox needs no chown.
+	SandboxUserIsCaller bool
 }
 
 // Describer is implemented by a Backend that reports an Info.

@@ -1,0 +1,258 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/swebox/swebox/sandbox/internal/seam"
+)
+
+// Podman serves the Docker Engine API (`podman system service`), and the
+// Docker backend runs sandboxes on it through that API with the same
+// hardening. Where Podman reads the API differently, or runs rootless in a
+// user namespace, the backend adapts the container it asks for (adaptPodman)
+// and refuses what Podman cannot give (UnenforcedLimitsError).
+
+// ErrLimitsNotEnforced: the engine cannot enforce a limit of Spec.Limits
+// that lives in a cgroup (memory, CPU, processes), e.g. rootless Podman on
+// a host without cgroup v2 delegation. An *UnenforcedLimitsError matches it.
+var ErrLimitsNotEnforced = errors.New("limits not enforced by the engine")
+
+// UnenforcedLimitsError reports a sandbox refused because its engine cannot
+// enforce some of its limits. It matches ErrLimitsNotEnforced.
+type UnenforcedLimitsError struct {
+	Host string
+	// Limits names the Limits fields the engine cannot enforce, e.g.
+	// "Memory", "NanoCPUs", "PidsLimit".
+	Limits []string
+	// Reason says why, e.g. "rootless Podman with cgroup v1: no cgroup
+	// controller is delegated to the engine's user".
+	Reason string
+}
+
+func (e *UnenforcedLimitsError) Error() string {
+	return fmt.Sprintf("engine %s cannot enforce %s (%s); enable cgroup v2 delegation for the engine's user, or accept unenforced limits with sandbox.WithUnenforcedLimits(true)",
+		e.Host, strings.Join(e.Limits, ", "), e.Reason)
+}
+
+func (e *UnenforcedLimitsError) Is(target error) bool { return target == ErrLimitsNotEnforced }
+
+// WithUnenforcedLimits lets sandboxes run on an engine that cannot enforce
+// the cgroup limits of Spec.Limits (Memory, NanoCPUs, PidsLimit): rootless
+// Podman on a host whose cgroups are v1, or v2 without the controllers
+// delegated to the engine's user. Such a sandbox runs without those limits
+// (the file-size and open-file limits, which are rlimits, and the /tmp and
+// HOME sizes still hold), and every Create logs a warning naming what is
+// not enforced. Default: false: Create refuses with an
+// *UnenforcedLimitsError.
+func WithUnenforcedLimits(allow bool) Option {
+	return func(c *config) error {
+		c.docker.unenforcedLimits = allow
+		return nil
+	}
+}
+
+// engineFacts is what the Docker backend learns of the engine behind the
+// API on its first create.
+type engineFacts struct {
+	podman   bool
+	rootless bool // Podman in a user namespace of an unprivileged user
+	// cgroupControllers are the cgroup controllers the engine can put
+	// limits in (Podman's host.cgroupControllers); nil when the engine does
+	// not say (Docker, which enforces the limits it accepts).
+	cgroupControllers []string
+	cgroupVersion     string
+}
+
+// engineFactsCache holds a backend's engineFacts once read.
+type engineFactsCache struct {
+	mu    sync.Mutex
+	facts *engineFacts
+}
+
+// podmanInfo is the part of Podman's GET /libpod/info the backend reads.
+type podmanInfo struct {
+	Host struct {
+		CgroupVersion     string   `json:"cgroupVersion"`
+		CgroupControllers []string `json:"cgroupControllers"`
+		Security          struct {
+			Rootless bool `json:"rootless"`
+		} `json:"security"`
+	} `json:"host"`
+}
+
+// facts reads the engine's facts once; a failed read is tried again by the
+// next call.
+func (d *dockerBackend) facts(ctx context.Context) (engineFacts, error) {
+	d.factsCache.mu.Lock()
+	defer d.factsCache.mu.Unlock()
+	if f := d.factsCache.facts; f != nil {
+		return *f, nil
+	}
+	v, err := d.api.ServerVersion(ctx)
+	if err != nil {
+		return engineFacts{}, fmt.Errorf("read engine version: %w", dockerErr(err))
+	}
+	var f engineFacts
+	for _, c := range v.Components {
+		if c.Name == "Podman Engine" {
+			f.podman = true
+		}
+	}
+	if f.podman {
+		var pi podmanInfo
+		if err := d.libpodGet(ctx, "/info", &pi); err != nil {
+			return engineFacts{}, fmt.Errorf("read Podman's info: %w", err)
+		}
+		f.rootless = pi.Host.Security.Rootless
+		f.cgroupVersion = pi.Host.CgroupVersion
+		f.cgroupControllers = append([]string{}, pi.Host.CgroupControllers...)
+	}
+	d.factsCache.facts = &f
+	return f, nil
+}
+
+// onPodman reports whether the engine is known to be Podman: its facts were
+// read, which every create does first.
+func (d *dockerBackend) onPodman() bool {
+	d.factsCache.mu.Lock()
+	defer d.factsCache.mu.Unlock()
+	return d.factsCache.facts != nil && d.factsCache.facts.podman
+}
+
+// libpodGet reads one of Podman's own endpoints (/libpod/...), which the
+// Docker client has no method for, over the client's connection.
+func (d *dockerBackend) libpodGet(ctx context.Context, path string, v any) error {
+	hc := d.api.HTTPClient()
+	proto, addr, _ := strings.Cut(d.api.DaemonHost(), "://")
+	base := "http://localhost" // the transport dials the socket
+	if proto == "tcp" || proto == "http" || proto == "https" {
+		scheme := "http"
+		if t, ok := hc.Transport.(*http.Transport); ok && t.TLSClientConfig != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + addr
+	}
+	// Podman serves its API under any version prefix of its major version.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v4.0.0/libpod"+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return classified(errUnreachable, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return json.Unmarshal(body, v)
+}
+
+// adaptPodman changes a container's request for a Podman engine, from a
+// defaulted, valid spec:
+//   - HOME's tmpfs is handed to the sandbox's user with Podman's "U" option,
+//     since Podman refuses tmpfs's uid= and gid= ("unknown mount option").
+//   - Rootless, when this process is the engine's user, the sandbox's user
+//     is mapped to this process's own uid (keep-id), so that the files this
+//     process makes for it (the exec agent's socket directory, a workspace)
+//     are the sandbox user's, as they are on a rootful engine; the sandbox's
+//     root and every other uid map to the user's subordinate ids.
+//   - Rootless without the cgroup controllers a limit needs, the create is
+//     refused, or with WithUnenforcedLimits the limit is dropped and a
+//     warning logged.
+func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, hc *container.HostConfig) error {
+	f, err := d.facts(ctx)
+	if err != nil || !f.podman {
+		return err
+	}
+	if opts, ok := hc.Tmpfs[HomeDir]; ok {
+		kept := []string{}
+		for _, o := range strings.Split(opts, ",") {
+			if !strings.HasPrefix(o, "uid=") && !strings.HasPrefix(o, "gid=") {
+				kept = append(kept, o)
+			}
+		}
+		hc.Tmpfs[HomeDir] = strings.Join(append(kept, "U"), ",")
+	}
+	if !f.rootless {
+		// Podman gives a rootful container RLIMIT_NPROC 1048576 unless
+		// asked otherwise (Docker leaves the engine's own), which runc
+		// cannot set on a host whose limit is lower (root without
+		// CAP_SYS_RESOURCE, a VM kernel that caps it at pid_max): the
+		// container fails to start with "error setting rlimit type 6".
+		// pid_max is as good as no limit: no more processes can exist.
+		if n := pidMax(); n > 0 && engineUser(d.Host()) == 0 {
+			hc.Ulimits = append(hc.Ulimits, &container.Ulimit{Name: "nproc", Soft: n, Hard: n})
+		}
+		return nil
+	}
+	// A sandbox of uid 0 (Relax.Root) needs no keep-id: rootless Podman
+	// maps the container's root to the engine's user already.
+	if uid, gid, _ := parseUser(s.User); engineUser(d.Host()) == os.Getuid() && uid != 0 { // validated
+		hc.UsernsMode = container.UsernsMode(fmt.Sprintf("keep-id:uid=%d,gid=%d", uid, gid))
+	}
+	var missing []string
+	need := func(field, controller string, set bool) {
+		if set && !slices.Contains(f.cgroupControllers, controller) {
+			missing = append(missing, field)
+		}
+	}
+	r := &hc.Resources
+	need("Memory", "memory", r.Memory > 0)
+	need("NanoCPUs", "cpu", r.NanoCPUs > 0)
+	need("PidsLimit", "pids", r.PidsLimit != nil && *r.PidsLimit > 0)
+	if len(missing) == 0 {
+		return nil
+	}
+	reason := fmt.Sprintf("rootless Podman with cgroup %s: the engine's user has the controllers %v", f.cgroupVersion, f.cgroupControllers)
+	if f.cgroupVersion == "v1" {
+		reason = "rootless Podman on a cgroup v1 host: no cgroup controller is delegated to an unprivileged user"
+	}
+	if !d.unenforcedLimits {
+		return &UnenforcedLimitsError{Host: d.Host(), Limits: missing, Reason: reason}
+	}
+	d.log.Warn("sandbox limits not enforced", "limits", missing, "reason", reason)
+	r.Memory, r.MemorySwap, r.NanoCPUs, r.PidsLimit = 0, 0, 0, nil
+	return nil
+}
+
+// adaptInfo corrects a local engine's seam.Info for the user it runs as. An
+// engine that runs as another unprivileged user (rootless Podman or Docker
+// of someone else) cannot open this process's private directories, so its
+// sandboxes see no host files and reach no exec agent: workspaces are copied
+// in and commands go through the engine's exec. Rootless Podman that runs as
+// this process's user maps the sandbox's user to it (adaptPodman), so the
+// agent's directory needs no chown.
+func (d *dockerBackend) adaptInfo(i seam.Info) seam.Info {
+	if !i.SharesHostFiles {
+		return i
+	}
+	switch u := engineUser(d.Host()); {
+	case u < 0 || u == 0:
+	case u != os.Getuid():
+		i.SharesHostFiles, i.AgentSocket = false, false
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if f, err := d.facts(ctx); err == nil && f.podman && f.rootless {
+			i.SandboxUserIsCaller = true
+		}
+	}
+	return i
+}
