@@ -185,6 +185,7 @@ var runFlagSpecs = []flagSpec{
 	{names: []string{"log_dir"}, arg: "DIR", swebox: true, usage: "per-instance logs go to DIR/run_evaluation/<run_id>/<model>/<id>/",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.LogDir) }},
 	engineFlag(engineflags.DockerHost),
+	engineFlag(engineflags.UnenforcedLimits),
 	engineFlag(engineflags.Kubeconfig.With("run every instance as a Pod on the Kubernetes cluster this kubeconfig file describes, instead of on Docker; --max_workers is the number of pods in flight (a build with -tags " + engineflags.Tag + " only: " + kubeBuildCommand + ")")),
 	engineFlag(engineflags.KubeNamespace),
 	engineFlag(engineflags.KubeNodeGrace),

@@ -390,7 +390,7 @@ func modeLabel(p *swebench.Plan) string {
 // newClients makes one sandbox client for the cluster of eng.Kubeconfig, or
 // one per Docker host, or one from the environment.
 func newClients(eng engineflags.Engine, logger *slog.Logger) ([]*sandbox.Client, error) {
-	var opts []sandbox.Option
+	opts := eng.DockerOptions()
 	if logger != nil {
 		opts = append(opts, sandbox.WithLogger(logger))
 	}

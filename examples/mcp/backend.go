@@ -41,7 +41,7 @@ const maxArtifacts = 32
 // their lease ended) and starts the agent manager. A live server's
 // sandboxes run, and are left alone.
 func newBackend(ctx context.Context, cfg config, log *slog.Logger) (*backend, error) {
-	sopts := []sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}
+	sopts := append([]sandbox.Option{sandbox.WithSession(cfg.Name), sandbox.WithLogger(log)}, cfg.Engine.DockerOptions()...)
 	engine := "the Docker engine"
 	if cfg.Kubeconfig != "" {
 		kopts, err := cfg.Engine.Options()

@@ -243,7 +243,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		engineflags.Kubeconfig.With("run every sandbox as a Pod on the Kubernetes cluster this kubeconfig `FILE` describes, instead of on Docker; the swebench_* tools work there, run_*, session_create and --pool do not (a build with -tags "+engineflags.Tag+" only: "+kubeBuildCommand+")"),
 		engineflags.KubeNamespace.With("with --kubeconfig: the namespace `NS` the pods run in (it must exist)"),
 		engineflags.KubeNodeGrace.With("with --kubeconfig: the cluster's node-monitor-grace-period (kube-controller-manager --node-monitor-grace-period), which loss detection waits for before it calls a silent node's pods lost, in `SECONDS` or with a unit; default 50, the controller's default"),
-		engineflags.KubeImageAffinity)
+		engineflags.KubeImageAffinity,
+		engineflags.UnenforcedLimits)
 	if err := fs.Parse(underscoreNames(fs, args)); err != nil {
 		return cfg, fmt.Errorf("%w: %w", errUsage, err)
 	}

@@ -49,6 +49,10 @@ type Engine struct {
 	// KubeImageAffinity sends pods to the nodes that hold their image
 	// (--kube_image_affinity). Default true.
 	KubeImageAffinity bool
+	// UnenforcedLimits runs sandboxes on an engine that cannot enforce
+	// their cgroup limits (--unenforced_limits; sandbox.WithUnenforcedLimits):
+	// rootless Podman without cgroup v2 delegation. Default false.
+	UnenforcedLimits bool
 }
 
 // Defaults returns the flags' defaults.
@@ -88,6 +92,12 @@ var (
 		Usage: "with --kubeconfig: send each pod to a node that holds its image, and have each node pull an image at most once at a time (false: wherever the scheduler puts it)",
 		Value: func(e *Engine) flag.Value { return (*boolValue)(&e.KubeImageAffinity) }}
 )
+
+// UnenforcedLimits is the flag that lets sandboxes run on an engine that
+// cannot enforce their memory, CPU and process limits.
+var UnenforcedLimits = Flag{Name: "unenforced_limits", Arg: "",
+	Usage: "run sandboxes on an engine that cannot enforce their memory, CPU and process limits (rootless Podman on a host without cgroup v2 delegation), without those limits and with a warning each time; without it such an engine's sandboxes are refused",
+	Value: func(e *Engine) flag.Value { return (*boolValue)(&e.UnenforcedLimits) }}
 
 // KubeFlags are the cluster's flags, --kubeconfig first.
 func KubeFlags() []Flag { return []Flag{Kubeconfig, KubeNamespace, KubeNodeGrace, KubeImageAffinity} }
@@ -175,6 +185,16 @@ func (e Engine) Options() ([]sandbox.Option, error) {
 		return nil, err
 	}
 	return []sandbox.Option{o}, nil
+}
+
+// DockerOptions returns the sandbox options the engine flags give every
+// client besides its engine: sandbox.WithUnenforcedLimits for
+// --unenforced_limits.
+func (e Engine) DockerOptions() []sandbox.Option {
+	if !e.UnenforcedLimits {
+		return nil
+	}
+	return []sandbox.Option{sandbox.WithUnenforcedLimits(true)}
 }
 
 // Flag values.
