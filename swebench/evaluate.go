@@ -214,7 +214,7 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		mode := asked
 		if mode == "" {
 			mode = harness.ModeWorkspace
-			if fam != nil {
+			if fam != nil && !fam.HostCheckout {
 				mode = harness.ModePrebuilt
 			}
 		}
@@ -231,6 +231,9 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 			refused[inst.Repo] = true
 		}
 		ts, err := e.testSpec(fam, inst, opts[mode])
+		if err == nil && fam != nil && fam.HostCheckout && mode == harness.ModePrebuilt {
+			err = fmt.Errorf("%w: %s", family.ErrHostCheckout, fam.Name)
+		}
 		if err != nil {
 			err = fmt.Errorf("test spec: %w", err)
 		}

@@ -40,6 +40,12 @@ type Instance struct {
 	PassToPass             []string `json:"PASS_TO_PASS"`
 	EnvironmentSetupCommit string   `json:"environment_setup_commit"`
 
+	// BaseRef is the revision, a branch or tag name, of a row that names
+	// no base_commit: a task family's row mapper sets it (SWE-smith's
+	// instance branches), and the repository is checked out at it on the
+	// host. Rows need base_commit or base_ref.
+	BaseRef string `json:"base_ref,omitempty"`
+
 	// Newer fields: Verified adds difficulty, Multimodal image_assets, v5
 	// rows image, eval_script, log_parser and eval_type.
 	Difficulty  string          `json:"difficulty,omitempty"`
@@ -73,7 +79,7 @@ var known = []string{
 	"repo", "instance_id", "base_commit", "patch", "test_patch",
 	"problem_statement", "hints_text", "created_at", "version",
 	"FAIL_TO_PASS", "PASS_TO_PASS", "environment_setup_commit",
-	"difficulty", "image", "eval_script", "log_parser", "eval_type", "image_assets",
+	"difficulty", "image", "eval_script", "log_parser", "eval_type", "image_assets", "base_ref",
 }
 
 var knownSet = func() map[string]bool {
@@ -88,6 +94,10 @@ var knownSet = func() map[string]bool {
 // base_commit is written unquoted into eval.sh (as the official harness
 // does), so anything else is rejected rather than risk shell injection.
 var hexCommit = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
+
+// safeRef accepts the branch and tag names base_ref may hold: git ref
+// characters a shell reads as themselves.
+var safeRef = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./+-]*$`)
 
 // fieldError is a problem with one field of one record; the loader adds file
 // and line.
@@ -130,6 +140,9 @@ func decodeInstance(data []byte) (Instance, *fieldError) {
 		*dst = s
 		return nil
 	}
+	if e := str("base_ref", &in.BaseRef, false); e != nil {
+		return Instance{}, e
+	}
 	for _, f := range []struct {
 		name     string
 		dst      *string
@@ -137,7 +150,7 @@ func decodeInstance(data []byte) (Instance, *fieldError) {
 	}{
 		{"instance_id", &in.InstanceID, true},
 		{"repo", &in.Repo, true},
-		{"base_commit", &in.BaseCommit, true},
+		{"base_commit", &in.BaseCommit, in.BaseRef == ""},
 		{"patch", &in.Patch, false},
 		{"test_patch", &in.TestPatch, false},
 		{"problem_statement", &in.ProblemStatement, false},
@@ -183,7 +196,11 @@ func (in *Instance) validate() *fieldError {
 	if err := checkRepo(in.Repo); err != nil {
 		return &fieldError{"repo", err}
 	}
-	if !hexCommit.MatchString(in.BaseCommit) {
+	if in.BaseCommit == "" && in.BaseRef != "" {
+		if !safeRef.MatchString(in.BaseRef) || strings.Contains(in.BaseRef, "..") {
+			return &fieldError{"base_ref", kindf(ErrWrongType, "want a branch or tag name, got %q", clip(in.BaseRef))}
+		}
+	} else if !hexCommit.MatchString(in.BaseCommit) {
 		return &fieldError{"base_commit", kindf(ErrWrongType, "want a hexadecimal commit id, got %q", clip(in.BaseCommit))}
 	}
 	switch in.EvalType {
@@ -394,7 +411,9 @@ func (in Instance) MarshalJSON() ([]byte, error) {
 	var w objectWriter
 	w.put("repo", in.Repo)
 	w.put("instance_id", in.InstanceID)
-	w.put("base_commit", in.BaseCommit)
+	if in.BaseCommit != "" || in.BaseRef == "" {
+		w.put("base_commit", in.BaseCommit)
+	}
 	w.put("patch", in.Patch)
 	w.put("test_patch", in.TestPatch)
 	w.put("problem_statement", in.ProblemStatement)
@@ -406,7 +425,7 @@ func (in Instance) MarshalJSON() ([]byte, error) {
 	w.put("environment_setup_commit", in.EnvironmentSetupCommit)
 	for _, opt := range []struct{ k, v string }{
 		{"difficulty", in.Difficulty}, {"image", in.Image}, {"eval_script", in.EvalScript},
-		{"log_parser", in.LogParser}, {"eval_type", in.EvalType},
+		{"log_parser", in.LogParser}, {"eval_type", in.EvalType}, {"base_ref", in.BaseRef},
 	} {
 		if opt.v != "" {
 			w.put(opt.k, opt.v)

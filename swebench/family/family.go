@@ -49,12 +49,24 @@ type Family struct {
 	Rules harness.Rules
 	// Container is what the family's sandboxes need.
 	Container Container
+	// HostCheckout: the family's harness checks each row's revision out
+	// inside the container over the network (SWE-smith's instance
+	// branches); the evaluator checks it out on the host instead (the
+	// row's repo at base_commit, else base_ref) and copies it into the
+	// sandbox, whose network stays off: the row runs in workspace mode in
+	// its family's image. A run that asks for prebuilt mode is refused
+	// for such rows ([ErrHostCheckout]).
+	HostCheckout bool
 	// NotRunnable says why the evaluator cannot yet run the family's rows
 	// as its harness runs them (its logs can still be graded); "" when it
 	// can. The evaluator refuses such rows with ErrNotRunnable rather than
 	// run them another way.
 	NotRunnable string
 }
+
+// ErrHostCheckout: the family's rows need the host to check their
+// revision out (Family.HostCheckout), which prebuilt mode does not do.
+var ErrHostCheckout = errors.New("the family's rows are checked out on the host (workspace mode), not run from the image's own checkout")
 
 // ErrNotRunnable: the evaluator cannot yet run the family's rows as its
 // harness runs them (Family.NotRunnable says why).
