@@ -111,7 +111,7 @@ func (p SmithProfile) Name() string { return p.Owner + "__" + p.Repo + "." + p.C
 // Image is the profile's image_name: jyangballin/swesmith.x86_64.
 // <owner>_1776_<repo>.<commit[:8]>, lower case.
 func (p SmithProfile) Image() string {
-	return strings.ToLower(SmithNamespace + "/swesmith.x86_64." + p.Owner + "_1776_" + p.Repo + "." + p.Commit[:8])
+	return strings.ToLower(SmithNamespace + "/swesmith.x86_64." + p.Owner + harness.ImageUnderscores + p.Repo + "." + p.Commit[:8])
 }
 
 // smithProfileKey is the registry key of an instance id
@@ -401,8 +401,8 @@ func isPySpace(r rune) bool {
 // and TESTS_TIMEOUT anywhere make the log unusable; the test output is
 // what lies between the set -x traces of the start and end markers.
 const (
-	smithApplyFail = ">>>>> Patch Apply Failed"
-	smithTimeout   = ">>>>> Tests Timed Out"
+	smithApplyFail = harness.PatchApplyFailMarker
+	smithTimeout   = harness.TestsTimedOutMarker
 )
 
 // smithReadTestOutput is read_test_output: the text between the traced

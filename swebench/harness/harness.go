@@ -119,6 +119,11 @@ const (
 	DefaultTag = "latest"
 )
 
+// ImageUnderscores is what the harnesses write in image names for the
+// "__" of an instance id or "owner__repo" (SWE-smith's repository images
+// too).
+const ImageUnderscores = "_1776_"
+
 // InstanceImage is the official instance image name:
 // "{namespace}/sweb.eval.x86_64.{id lowercased}:{tag}" with every "__"
 // replaced by "_1776_" (upstream applies the replacement to the whole

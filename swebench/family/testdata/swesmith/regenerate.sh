@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates rows.jsonl, logs/ and expected.json: the fixtures, then
+# Regenerates rows.jsonl, logs/, expected.json, profiles.json and
+# ../../swesmith_profiles.go: the fixtures, then
 # SWE-smith's harness at the pinned commit (over SWE-bench's swebench
 # package at v4.0.1, the release current at that commit) on them.
 #   SWESMITH_GIT=/path/to/SWE-smith/.git SWEBENCH_GIT=/path/to/SWE-bench/.git sh regenerate.sh
@@ -17,3 +18,4 @@ git --git-dir="${SWESMITH_GIT:?set SWESMITH_GIT}" archive "$SMITH_COMMIT" swesmi
 git --git-dir="${SWEBENCH_GIT:?set SWEBENCH_GIT}" archive "$SWEBENCH_COMMIT" swebench | tar -x -C "$tmp/swebench"
 rm -rf logs && /usr/bin/python3 rows.py
 PYTHONHASHSEED=0 /usr/bin/python3 upstream.py "$tmp/smith" "$tmp/swebench"
+/usr/bin/python3 profiles_go.py && gofmt -w ../../swesmith_profiles.go
