@@ -145,6 +145,14 @@ type Config struct {
 	// SpecOverrides is an override file for custom datasets (see package
 	// spec); optional.
 	SpecOverrides string
+	// ProCheckout is a checkout of scaleapi/SWE-bench_Pro-os (at
+	// family.ProCommit or later): SWE-bench Pro's harness reads each
+	// instance's run_scripts/<id>/run_script.sh and parser.py and the ENV
+	// lines of dockerfiles/{base,instance}_dockerfile/<id>/Dockerfile
+	// from it. A Pro row needs it; a run with a Pro row whose files the
+	// checkout lacks is refused before anything runs, the error naming
+	// the file (*family.ProFileError). Default "" (Pro rows are refused).
+	ProCheckout string
 
 	// Repos prepares repositories in workspace mode. Default: a cache with
 	// RepoSources as its local sources.

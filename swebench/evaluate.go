@@ -184,6 +184,12 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		}
 		base = append(base, spec.WithOverrides(o))
 	}
+	if cfg.ProCheckout != "" {
+		if fi, err := os.Stat(cfg.ProCheckout); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("evaluate: %w", &ConfigError{Field: "ProCheckout", Value: cfg.ProCheckout, Reason: "not a directory (a checkout of scaleapi/SWE-bench_Pro-os)"})
+		}
+		base = append(base, spec.WithFamilyFiles(os.DirFS(cfg.ProCheckout)))
+	}
 	ns := cfg.Namespace
 	switch ns {
 	case "":
@@ -238,6 +244,9 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 			err = fmt.Errorf("test spec: %w", err)
 		}
 		e.specs[id] = specEntry{ts: ts, err: err, mode: mode}
+	}
+	if err := refuseMissingFamilyFiles(e.specs, sel.Run); err != nil && !cfg.RewriteReports {
+		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	if unclaimed != nil && !cfg.RewriteReports {
 		sort.Strings(unclaimed.Instances)

@@ -19,8 +19,13 @@ import (
 // applyPatches applies what the procedure has the evaluator apply from the
 // staging directory: the row's test patch first when its harness does so
 // (its attempts go to run_instance.log, not to res.PatchAttempts, which
-// are the model patch's), then the model patch.
+// are the model patch's), then the model patch; nothing when the eval
+// script applies it (spec.Procedure.ScriptAppliesPatch).
 func (e *evaluator) applyPatches(ctx context.Context, sb *sandbox.Sandbox, ilog *instanceLog, res *InstanceResult, run spec.Procedure, staging string) (string, error) {
+	if run.ScriptAppliesPatch {
+		ilog.printf("The eval script applies the patch staged at %s/patch.diff, as the family's harness does", staging)
+		return "", nil
+	}
 	if run.TestPatchFirst {
 		ilog.printf("Applying the test patch before the model patch, as the family's harness does")
 		var scratch InstanceResult

@@ -43,6 +43,7 @@ type runOptions struct {
 	Image         string
 	ImageMap      string
 	SpecOverrides string
+	ProCheckout   string
 	Family        string
 	Grading       string
 	Strict        bool
@@ -174,6 +175,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ImageMap) }},
 	{names: []string{"spec_overrides"}, arg: "FILE", swebox: true, usage: "JSON file adjusting test commands, parsers and images of custom repositories (see package swebench/spec)",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.SpecOverrides) }},
+	{names: []string{"pro_checkout"}, arg: "DIR", swebox: true, usage: "SWE-bench Pro: a checkout of scaleapi/SWE-bench_Pro-os, whose run_scripts/<id>/ (run_script.sh, parser.py) and dockerfiles/ its harness reads; Pro rows need it",
+		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.ProCheckout) }},
 	{names: []string{"family"}, arg: "NAME", swebox: true, usage: "task family of every row (" + strings.Join(family.Names(), ", ") + "), for rows that do not say it themselves; default: the dataset's name or the row decides, and a row no family claims runs only in workspace mode",
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Family) }},
 	{names: []string{"grading"}, arg: "v4|v5", swebox: true, usage: "official harness release whose patch fallbacks, parsers and grading rules are reproduced",
@@ -371,6 +374,7 @@ var configFlags = map[string]string{
 	"RepoSources": "--repos", "KeepWorkspaces": "--keep_workspaces", "ShareObjects": "--share_objects",
 	"Mode": "--workspace", "Family": "--family", "Shard": "--shard", "Rules": "--grading", "RunID": "--run_id", "Repeat": "--repeat",
 	"RewriteReports": "--rewrite_reports", "TaskRepo": "--task_repo", "BuildImages": "--namespace none",
+	"ProCheckout": "--pro_checkout",
 }
 
 // configUsage turns a *swebench.ConfigError into a usage error in terms of

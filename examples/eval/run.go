@@ -295,6 +295,7 @@ func runConfig(o runOptions) swebench.Config {
 		Repeat:         o.Repeat,
 		ImageMapFile:   o.ImageMap,
 		SpecOverrides:  o.SpecOverrides,
+		ProCheckout:    o.ProCheckout,
 		Family:         o.Family,
 		RepoSources:    o.Repos,
 		TaskRepo:       o.TaskRepo,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,9 +25,12 @@ import (
 // the ENV lines of its two Dockerfiles, from a checkout of
 // scaleapi/SWE-bench_Pro-os given with spec.WithFamilyFiles. The eval
 // script is swe_bench_pro_eval.py's create_entryscript, byte for byte,
-// with its /workspace under /tmp (the root file system is read-only);
-// parser.py runs in the sandbox and its output.json is printed between
-// the markers, which GradingPro reads.
+// with its /workspace under /tmp (the root file system is read-only): it
+// applies the model patch itself (git apply -v, the tests run whatever it
+// exits), so the row's procedure ([ProProcedure]) has the evaluator stage
+// the patch in /app and apply nothing; parser.py runs in the sandbox and
+// its output.json is printed between the markers, which GradingPro
+// reads.
 func init() {
 	grade.RegisterRule(GradingPro, gradePro)
 	Register(&Family{
@@ -62,13 +66,24 @@ const (
 	// is writable.
 	ProWorkspace = "/tmp/sweap-workspace"
 	// ProPatchFile is where the eval script reads the model patch: the
-	// evaluator stages it in the repository's .git directory.
-	ProPatchFile = ProRepoDir + "/.git/patch.diff"
+	// evaluator stages it in the repository's .git directory
+	// (spec.Procedure.ScriptAppliesPatch).
+	ProPatchFile = ProRepoDir + "/.git/swebox/patch.diff"
 )
+
+// ProProcedure is how Pro's harness runs a row: in /app, the entry script
+// applying the model patch (a patch that does not apply leaves the tests
+// to run on the base commit and grade it, as swe_bench_pro_eval.py does).
+var ProProcedure = spec.Procedure{Workdir: ProRepoDir, ScriptAppliesPatch: true}
 
 // ErrProRow is a Pro row, or the files beside it, that its harness cannot
 // run (swe_bench_pro_eval.py raises, and counts the instance unresolved).
 var ErrProRow = errors.New("the SWE-bench Pro row cannot be run as its harness runs it")
+
+// ErrNoProCheckout: a Pro row was given without a SWE-bench_Pro-os
+// checkout (spec.WithFamilyFiles; swebench.Config.ProCheckout, eval
+// --pro_checkout), whose run_scripts/ and dockerfiles/ its harness reads.
+var ErrNoProCheckout = errors.New("no SWE-bench_Pro-os checkout given (its run_scripts/ and dockerfiles/)")
 
 // proID splits an instance id, instance_<org>__<repo>-<commit>[-v<hash>].
 var proID = regexp.MustCompile(`^instance_(.+?)__(.+?)-[0-9a-f]{40}(?:-|$)`)
@@ -104,13 +119,33 @@ func ProImage(instanceID, namespace, _ string) string {
 	return namespace + "/sweap-images:" + tag
 }
 
+// ProFileError is a file of an instance that the SWE-bench_Pro-os
+// checkout lacks: Pro's harness reads it for the instance (its
+// load_local_script raises FileNotFoundError), so the row cannot be run
+// as the harness runs it. It wraps [ErrProRow].
+type ProFileError struct {
+	InstanceID string
+	// Path is the file's path in the checkout, e.g.
+	// run_scripts/<id>/run_script.sh.
+	Path string
+	Err  error
+}
+
+func (e *ProFileError) Error() string {
+	return fmt.Sprintf("%s: the SWE-bench_Pro-os checkout has no %s (scaleapi/SWE-bench_Pro-os at %s has one for every public instance): %v",
+		e.InstanceID, e.Path, ProCommit[:7], e.Err)
+}
+
+func (e *ProFileError) Unwrap() []error { return []error{ErrProRow, e.Err} }
+
 // ProFiles are the harness's files for one instance.
 type ProFiles struct {
 	RunScript, Parser                  string
 	BaseDockerfile, InstanceDockerfile string
 }
 
-// LoadProFiles reads an instance's files from a SWE-bench_Pro-os checkout.
+// LoadProFiles reads an instance's files from a SWE-bench_Pro-os checkout;
+// a file it lacks is a *[ProFileError].
 func LoadProFiles(fsys fs.FS, instanceID string) (ProFiles, error) {
 	var f ProFiles
 	for _, x := range []struct {
@@ -124,7 +159,7 @@ func LoadProFiles(fsys fs.FS, instanceID string) (ProFiles, error) {
 	} {
 		b, err := fs.ReadFile(fsys, x.name)
 		if err != nil {
-			return f, fmt.Errorf("%w: %v", ErrProRow, err)
+			return f, &ProFileError{InstanceID: instanceID, Path: x.name, Err: err}
 		}
 		*x.dst = string(b)
 	}
@@ -188,11 +223,11 @@ open(sys.argv[2], 'w').write(''.join(kept) if patch else patch)
 `
 
 // proSpec writes the workspace files, runs the entry script and prints
-// output.json between the markers.
+// output.json between the markers, then the test logs for people.
 func proSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) {
 	fsys := spec.FamilyFiles(opts...)
 	if fsys == nil {
-		return spec.TestSpec{}, fmt.Errorf("spec for %s: %w: no SWE-bench_Pro-os checkout given (run_scripts/, dockerfiles/)", inst.InstanceID, ErrProRow)
+		return spec.TestSpec{}, fmt.Errorf("spec for %s: %w: %w", inst.InstanceID, ErrProRow, ErrNoProCheckout)
 	}
 	files, err := LoadProFiles(fsys, inst.InstanceID)
 	if err != nil {
@@ -216,11 +251,20 @@ func proSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) 
 				return "", fmt.Errorf("spec for %s: %w: %s holds the heredoc delimiter", inst.InstanceID, ErrProRow, name)
 			}
 		}
-		// A heredoc ends its text with a newline; printf keeps it exact.
-		return "cat > " + ProWorkspace + "/" + name + ".tmp <<'" + spec.HeredocDelimiter + "'\n" + content + "\n" + spec.HeredocDelimiter +
-			"\nhead -c -1 " + ProWorkspace + "/" + name + ".tmp > " + ProWorkspace + "/" + name + " && rm " + ProWorkspace + "/" + name + ".tmp", nil
+		// A heredoc ends its text with a newline; head -c -1 keeps it
+		// exact.
+		tmp, dst := ProWorkspace+"/"+name+".tmp", ProWorkspace+"/"+name
+		return "cat > " + tmp + " <<'" + spec.HeredocDelimiter + "' || pro_setup_failed\n" + content + "\n" + spec.HeredocDelimiter +
+			"\n{ head -c -1 " + tmp + " > " + dst + " && rm " + tmp + "; } || pro_setup_failed", nil
 	}
-	lines := []string{"mkdir -p " + ProWorkspace}
+	// The harness writes the workspace from the host; here the script
+	// does, before anything of the patch's runs, so that a step of it
+	// that fails is the infrastructure's (GradingPro: an error), not the
+	// model's.
+	lines := []string{
+		"pro_setup_failed() { echo '" + ProSetupFailed + "'; exit 3; }",
+		"mkdir -p " + ProWorkspace + " || pro_setup_failed",
+	}
 	for _, x := range [][2]string{{"run_script.sh", files.RunScript}, {"parser.py", files.Parser}, {"entryscript.sh", entry}, {"strip_binary.py", proStripBinary}} {
 		h, err := heredoc(x[0], x[1])
 		if err != nil {
@@ -229,11 +273,20 @@ func proSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) 
 		lines = append(lines, h)
 	}
 	lines = append(lines,
-		"python "+ProWorkspace+"/strip_binary.py "+ProPatchFile+" "+ProWorkspace+"/patch.diff",
+		"python "+ProWorkspace+"/strip_binary.py "+ProPatchFile+" "+ProWorkspace+"/patch.diff || pro_setup_failed",
+		// Pro's harness records nothing of the patch's application; the
+		// check, which changes nothing, tells report.json's
+		// patch_successfully_applied.
+		"git -C "+ProRepoDir+" apply --check "+ProWorkspace+"/patch.diff > /dev/null 2>&1 || echo '"+ProPatchNotApplied+"'",
 		"bash "+ProWorkspace+"/entryscript.sh",
 		"echo '"+harness.StartTestOutput+"'",
 		"cat "+ProWorkspace+"/output.json",
 		"echo '"+harness.EndTestOutput+"'",
+		// For people: what run_script.sh printed, which the harness keeps
+		// beside output.json; after the markers, where grading never
+		// looks.
+		"echo '--- run_script.sh stdout.log'", "cat "+ProWorkspace+"/stdout.log",
+		"echo '--- run_script.sh stderr.log'", "cat "+ProWorkspace+"/stderr.log",
 	)
 	row := inst
 	row.EvalScript = strings.Join(lines, "\n") + "\n"
@@ -244,6 +297,7 @@ func proSpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, error) 
 		return ts, err
 	}
 	ts.Grading = GradingPro
+	ts.Run = ProProcedure
 	if f2p == nil {
 		f2p = []string{}
 	}
@@ -386,6 +440,22 @@ const GradingPro harness.Grading = "swe-bench-pro"
 // unresolved.
 const ReasonNoOutputJSON grade.Reason = "no_output_json"
 
+// ProSetupFailed is the line the eval script prints, before it exits
+// without the markers, when it could not write Pro's workspace (the harness's /workspace) or strip
+// the patch: nothing of the patch's has run, and GradingPro reports an
+// infrastructure error ([ErrProSetup]), never a verdict.
+const ProSetupFailed = ">>>>> swebox: the SWE-bench Pro workspace could not be set up"
+
+// ProPatchNotApplied is the line the eval script prints, before the
+// entry script, when git apply --check says the entry script's git apply
+// will not apply the patch. Pro grades such a run by its tests as any
+// other; report.json says patch_successfully_applied false.
+const ProPatchNotApplied = ">>>>> swebox: git apply --check: the patch does not apply"
+
+// ErrProSetup: the eval script could not set up Pro's workspace in the
+// sandbox (ProSetupFailed), an infrastructure failure.
+var ErrProSetup = errors.New("SWE-bench Pro's workspace could not be set up in the sandbox")
+
 // ProOutput is the output.json of a SWE-bench Pro instance's parser.py.
 type ProOutput struct {
 	Tests []ProTest `json:"tests"`
@@ -440,17 +510,31 @@ func gradePro(in grade.Input) (grade.InstanceReport, error) {
 	}
 	rep.PatchExists = true
 	text := grade.UniversalNewlines(in.Log)
+	before, _, started := strings.Cut(text, harness.StartTestOutput)
+	if !started && slices.Contains(strings.Split(text, "\n"), ProSetupFailed) {
+		return rep, fmt.Errorf("%s: %w", in.InstanceID, ErrProSetup)
+	}
 	if !strings.Contains(text, harness.StartTestOutput) || !strings.Contains(text, harness.EndTestOutput) {
 		rep.Evaluation.Reason = grade.ReasonMissingMarkers
 		return rep, nil
 	}
+	// After the start marker's line (bash's trace of its echo, set -x,
+	// holds the marker too): the trace of the cat, then output.json.
+	_, chunk, ok := strings.Cut(text, "\n"+harness.StartTestOutput+"\n")
+	if !ok {
+		chunk = grade.TestChunk(text)
+	}
+	for strings.HasPrefix(chunk, "+") {
+		_, chunk, _ = strings.Cut(chunk, "\n")
+	}
 	var out ProOutput
-	dec := json.NewDecoder(strings.NewReader(grade.TestChunk(text)))
+	dec := json.NewDecoder(strings.NewReader(chunk))
 	if err := dec.Decode(&out); err != nil || out.Tests == nil {
 		rep.Evaluation.Reason = ReasonNoOutputJSON
 		return rep, nil
 	}
-	rep.Evaluation.Usable, rep.PatchSuccessfullyApplied = true, true
+	rep.Evaluation.Usable = true
+	rep.PatchSuccessfullyApplied = !slices.Contains(strings.Split(before, "\n"), ProPatchNotApplied)
 	rep.StatusMap = logparse.StatusMap{}
 	for _, t := range out.Tests {
 		if rep.StatusMap[t.Name] != logparse.PASSED {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -173,5 +174,109 @@ func TestPyStringList(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// The eval script's own lines: a workspace it could not set up (nothing
+// of the patch's ran) is an infrastructure error, never a verdict; a patch
+// that git apply --check refuses is graded by its tests as Pro grades it,
+// with patch_successfully_applied false. bash's trace (set -x) of the
+// markers' echo and of the cat does not hide output.json.
+func TestProScriptLines(t *testing.T) {
+	out := `{"tests": [{"name": "a", "status": "PASSED"}]}`
+	traced := func(before string) string {
+		return before + "++ echo '" + harness.StartTestOutput + "'\n" + harness.StartTestOutput + "\n++ cat /tmp/sweap-workspace/output.json\n" +
+			out + "++ echo '" + harness.EndTestOutput + "'\n" + harness.EndTestOutput + "\n"
+	}
+	type testCase struct {
+		name, log         string
+		err               error
+		resolved, applied bool
+	}
+	for _, tc := range []testCase{
+		{name: "applied", log: traced("Applied patch a.py cleanly.\n"), resolved: true, applied: true},
+		{name: "not applied", log: traced(family.ProPatchNotApplied + "\nerror: a.py: No such file or directory\n"), resolved: true},
+		{name: "setup failed", log: "bash: line 140: python: command not found\n++ pro_setup_failed\n" + family.ProSetupFailed + "\n++ exit 3\n", err: family.ErrProSetup},
+		{name: "setup line after the start marker", log: traced("") + family.ProSetupFailed + "\n", resolved: true, applied: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := grade.Grade(grade.Input{InstanceID: "i", Log: tc.log, Grading: family.GradingPro, FailToPass: []string{"a"}, PassToPass: []string{}})
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.resolved, rep.Resolved)
+			assert.Equal(t, tc.applied, rep.PatchSuccessfullyApplied)
+		})
+	}
+}
+
+// proHubRow is a row of ScaleAI/SWE-bench_Pro as the Hub's Parquet export
+// stores it: lowercase test lists as Python list literals in strings, and
+// dockerhub_tag, the tag of the instance's image.
+type proHubRow struct {
+	Repo             string `parquet:"repo"`
+	InstanceID       string `parquet:"instance_id"`
+	BaseCommit       string `parquet:"base_commit"`
+	Patch            string `parquet:"patch"`
+	TestPatch        string `parquet:"test_patch"`
+	Problem          string `parquet:"problem_statement"`
+	Requirements     string `parquet:"requirements"`
+	Interface        string `parquet:"interface"`
+	RepoLanguage     string `parquet:"repo_language"`
+	FailToPass       string `parquet:"fail_to_pass"`
+	PassToPass       string `parquet:"pass_to_pass"`
+	BeforeRepoSetCmd string `parquet:"before_repo_set_cmd"`
+	SelectedTests    string `parquet:"selected_test_files_to_run"`
+	DockerhubTag     string `parquet:"dockerhub_tag"`
+}
+
+// Pro's rows, read by the dataset's Hub name, are the family's: the image
+// is Pro's own (jefzda/sweap-images:<the row's dockerhub_tag>, as
+// get_dockerhub_image_uri names it), the tests graded are the row's
+// lowercase lists, and the spec is Pro's entry script.
+func TestProLoadsByHubName(t *testing.T) {
+	rows, fsys := loadProRows(t)
+	const nodebb = "instance_NodeBB__NodeBB-7b8bffd763e2155cf88f3ebc258fa68ebe18188d-vf2cf3cbd463b7ad942381f1c6d077626485a1e9e"
+	str := func(in dataset.Instance, k string) string {
+		var s string
+		require.NoError(t, json.Unmarshal(in.Extra[k], &s))
+		return s
+	}
+	var pq []proHubRow
+	for _, in := range []dataset.Instance{rows[0], rows[5], rows[9]} { // Go, Python, JavaScript
+		pq = append(pq, proHubRow{in.Repo, in.InstanceID, in.BaseCommit, "diff", "", "p", "r", "i", str(in, "repo_language"),
+			str(in, "fail_to_pass"), str(in, "pass_to_pass"), str(in, "before_repo_set_cmd"), str(in, "selected_test_files_to_run"), ""})
+	}
+	// The tag the dataset and Pro's README give for this instance.
+	pq = append(pq, proHubRow{"NodeBB/NodeBB", nodebb, rows[9].BaseCommit, "diff", "", "p", "", "", "js", "['a']", "[]",
+		"git checkout x -- test/a.js", "['test/a.js']", "nodebb.nodebb-NodeBB__NodeBB-7b8bffd763e2155cf88f3ebc258fa68ebe18188d-vf2cf3cbd463b7ad942381f1c6d077626485a1e9e"})
+	loaded := loadByName(t, "ScaleAI/SWE-bench_Pro", "test", parquetBytes(t, pq))
+	require.Len(t, loaded, len(pq))
+	fam, ok := family.ForDataset("ScaleAI/SWE-bench_Pro")
+	require.True(t, ok)
+	require.Equal(t, "swe-bench-pro", fam.Name)
+	for i, in := range loaded {
+		f, _, err := family.Resolve(in, family.Hint{Dataset: "ScaleAI/SWE-bench_Pro"})
+		require.NoError(t, err)
+		require.Equal(t, fam, f)
+		image := f.ImageName(in, f.Namespace, "latest")
+		assert.True(t, strings.HasPrefix(image, "jefzda/sweap-images:"), image)
+		if pq[i].DockerhubTag != "" {
+			assert.Equal(t, "jefzda/sweap-images:"+pq[i].DockerhubTag, image)
+		}
+		if in.InstanceID == nodebb {
+			continue // no files for it in the fixture checkout
+		}
+		ts, err := f.TestSpec(in, spec.WithFamilyFiles(fsys), spec.WithNamespace(f.Namespace))
+		require.NoError(t, err)
+		assert.Equal(t, image, ts.Image)
+		assert.Equal(t, family.ProProcedure, ts.Run)
+		want, err := f.TestSpec(rows[[]int{0, 5, 9}[i]], spec.WithFamilyFiles(fsys), spec.WithNamespace(f.Namespace))
+		require.NoError(t, err)
+		assert.Equal(t, want.FailToPass, ts.FailToPass)
+		assert.Equal(t, want.PassToPass, ts.PassToPass)
+		assert.Equal(t, want.EvalScript(spec.ScriptOptions{}), ts.EvalScript(spec.ScriptOptions{}))
 	}
 }

@@ -28,6 +28,11 @@ type Procedure struct {
 	// unresolved instance (a report.json without test results), as the
 	// family's harness records it, rather than an error instance.
 	PatchFailureGraded bool
+	// ScriptAppliesPatch: the eval script applies the model patch itself
+	// and goes on whatever that gives (SWE-bench Pro's entry script runs
+	// git apply on it, then the tests); the evaluator stages the patch at
+	// Dir()/.git/swebox/patch.diff and applies nothing.
+	ScriptAppliesPatch bool
 	// Log is how the eval script's output becomes test_output.txt; ""
 	// is [LogMerged].
 	Log LogStyle
@@ -80,5 +85,5 @@ func (s LogStyle) Trailer(exitCode int) string {
 
 // Official reports whether p is the official harness's procedure.
 func (p Procedure) Official() bool {
-	return p.Workdir == "" && p.PatchCommands == nil && !p.TestPatchFirst && !p.PatchFailureGraded && p.Log == LogMerged
+	return p.Workdir == "" && p.PatchCommands == nil && !p.TestPatchFirst && !p.PatchFailureGraded && !p.ScriptAppliesPatch && p.Log == LogMerged
 }
