@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -66,6 +67,27 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		return ExecResult{}, c.engineErr("run sandbox", err)
 	}
 	defer mp.Release()
+	var tripped *DiskLimitError
+	var trippedMu sync.Mutex
+	stopDisk, err := c.watchDisk(ctx, id, spec, func(e *DiskLimitError) {
+		trippedMu.Lock()
+		tripped = e
+		trippedMu.Unlock()
+		kctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+		defer cancel()
+		_ = c.b.Kill(kctx, id, "KILL")
+	})
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer func() {
+		stopDisk()
+		trippedMu.Lock()
+		defer trippedMu.Unlock()
+		if tripped != nil {
+			err = tripped
+		}
+	}()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
 	var runErr error

@@ -43,6 +43,10 @@ type Sandbox struct {
 	// release ends the client's lease on the sandbox (lease.go); nil
 	// without one.
 	release func()
+	// stopDisk ends the watch on a writable root's size (disk.go);
+	// diskErr is set when the watch killed the sandbox.
+	stopDisk func()
+	diskErr  *DiskLimitError
 }
 
 // Create starts a sandbox from spec. The caller must Remove (or Close) it.
@@ -81,6 +85,9 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	}
 	if err != nil {
 		return nil, errors.Join(c.engineErr("start sandbox", err), sb.Remove(context.WithoutCancel(ctx)))
+	}
+	if sb.stopDisk, err = c.watchDisk(ctx, id, spec, sb.tripDisk); err != nil {
+		return nil, errors.Join(err, sb.Remove(context.WithoutCancel(ctx)))
 	}
 	sb.agent = nil
 	sb.startAgent(ctx, agent)
@@ -222,7 +229,14 @@ func (s *Sandbox) end() {
 	s.mu.Unlock()
 }
 
-func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error) {
+func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (res ExecResult, err error) {
+	defer func() {
+		// A command that the disk watch ended failed for that reason,
+		// whatever its exit or its stream's end says.
+		if derr := s.diskExceeded(); derr != nil {
+			err = derr
+		}
+	}()
 	if req.User != "" {
 		uid, gid, err := parseUser(req.User)
 		if err != nil {
@@ -278,7 +292,7 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (ExecResult, error)
 	}()
 	waitCtx, cancel := withTimeout(ctx, req.Timeout)
 	defer cancel()
-	res := ExecResult{}
+	res = ExecResult{}
 	var runErr error
 	var out outcome
 	select {
@@ -479,6 +493,9 @@ func (s *Sandbox) Remove(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	if s.stopDisk != nil {
+		s.stopDisk()
+	}
 	err := s.c.removeSandbox(ctx, s.id)
 	if s.release != nil {
 		s.release()

@@ -20,7 +20,8 @@ const (
 	DefaultNanoCPUs    = 2e9
 	DefaultTmpSize     = 512 << 20
 	DefaultNoFile      = 4096
-	DefaultFileSize    = 1 << 30 // bytes, RLIMIT_FSIZE
+	DefaultFileSize    = 1 << 30  // bytes, RLIMIT_FSIZE
+	DefaultDisk        = 10 << 30 // bytes a writable root filesystem may hold
 	DefaultLogSize     = "10m"
 	DefaultOutputLimit = 1 << 20 // bytes kept per stream of a command
 	WorkspaceDir       = "/workspace"
@@ -80,6 +81,11 @@ type Limits struct {
 	NoFile    int64  // open files (RLIMIT_NOFILE). Default 4096.
 	FileSize  int64  // largest file a process may write (RLIMIT_FSIZE), bytes. Default 1 GiB.
 	LogSize   string // container log cap, e.g. "10m". Default 10m.
+	// Disk bounds the bytes of disk a sandbox with Relax.WritableRootFS
+	// adds to its image (the container's writable layer): a sandbox past
+	// it is killed and its commands fail with a *DiskLimitError (see
+	// disk.go for how each engine measures). Default 10 GiB.
+	Disk int64
 }
 
 // Relax loosens the default hardening. Every field's zero value keeps it.
@@ -87,7 +93,9 @@ type Relax struct {
 	// Network attaches the sandbox to this Docker network (e.g. "bridge")
 	// instead of none.
 	Network string
-	// WritableRootFS makes the root filesystem writable. A writable mount
+	// WritableRootFS makes the root filesystem writable: copy-on-write
+	// over the image, as a plain container's, gone with the sandbox and
+	// bounded by Limits.Disk. A writable mount
 	// (tmpfs, volume or bind) over a directory of the system (/etc, /usr,
 	// /bin, /sbin, /lib*, /boot) makes part of it writable, and needs it
 	// too.
@@ -162,6 +170,9 @@ func (s Spec) withDefaults() Spec {
 	if l.LogSize == "" {
 		l.LogSize = DefaultLogSize
 	}
+	if l.Disk == 0 {
+		l.Disk = DefaultDisk
+	}
 	return s
 }
 
@@ -214,6 +225,8 @@ func (s Spec) Validate() error {
 		return bad("Limits.NoFile", "negative")
 	case l.FileSize < 0:
 		return bad("Limits.FileSize", "negative")
+	case l.Disk < 0:
+		return bad("Limits.Disk", "negative")
 	}
 	if _, err := units.FromHumanSize(l.LogSize); err != nil {
 		return bad("Limits.LogSize", "%v", err)
