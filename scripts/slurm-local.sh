@@ -59,15 +59,13 @@ job_pids() {
   done
 }
 
-# stepd_pids NODE: the slurmstepd processes node NODE's slurmd started.
+# stepd_pids JOBID...: the slurmstepd processes of these jobs, found by
+# their command line "slurmstepd: [JOBID.STEP]".
 stepd_pids() {
-  local node=$1 p
-  for p in /proc/[0-9]*; do
-    [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
-    # slurmstepd keeps the node's spool directory as its working directory.
-    [ "$(readlink "$p/cwd" 2>/dev/null)" = "$RUN/spool/$node" ] && echo "${p#/proc/}"
+  local id
+  for id in $1; do
+    { grep -lz -- "^slurmstepd: \[$id[.]" /proc/[0-9]*/cmdline 2>/dev/null || true; } | cut -d/ -f3
   done
-  return 0
 }
 
 answers() {
@@ -195,13 +193,18 @@ cmd_node() {
   [[ $name =~ ^n[0-9]$ ]] || die "node: want a node name n1..n9, got '$name'"
   case $what in
     kill)
-      local pids pf=$RUN/slurmd-$name.pid
-      pids=$( { [ -f "$pf" ] && cat "$pf"; stepd_pids "$name"; job_pids "$name"; } | sort -u)
+      local pids jobs pf=$RUN/slurmd-$name.pid
+      jobs=$(timeout 10 squeue -h -w "$name" -o %A | tr '\n' ' ')
+      pids=$( { [ -f "$pf" ] && cat "$pf"; stepd_pids "$jobs"; job_pids "$name"; } | sort -u)
       [ -n "$pids" ] || die "node $name runs nothing"
+      # Stopped first, so that none of them sees another die and reports
+      # it to the controller (a dead machine reports nothing).
+      # shellcheck disable=SC2086
+      kill -STOP $pids 2>/dev/null || true
       # shellcheck disable=SC2086
       kill -KILL $pids 2>/dev/null || true
       rm -f "$pf"
-      log "killed node $name (pids $(echo $pids))"
+      log "killed node $name (jobs ${jobs:-none}; pids $(echo $pids))"
       ;;
     start)
       start_node "$name"

@@ -22,7 +22,6 @@ import (
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 	"github.com/swebox/swebox/swebench"
-	"github.com/swebox/swebox/swebench/grade"
 )
 
 // kubeArgs are the flags that send a run to the test cluster, in a
@@ -58,15 +57,6 @@ func countPods(t *testing.T, selector string) int {
 		metav1.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
 	return len(pods.Items)
-}
-
-func readRunReport(t *testing.T, path string) grade.RunReport {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var rep grade.RunReport
-	require.NoError(t, rep.UnmarshalJSON(data))
-	return rep
 }
 
 // The demo run as pods (the checkout copied into each) gives the verdicts

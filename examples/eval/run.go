@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPrune(ctx, args[1:], stdout, stderr)
 	case "images":
 		return runImages(ctx, args[1:], stdout, stderr)
+	case "slurm":
+		return runSlurm(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -91,6 +93,9 @@ Usage:
                                grade one test_output.txt and print its report.json
   eval merge REPORT... [-o OUT]
                                combine the run reports of shards of one run
+  eval slurm --shards N [--partition P] [--time T] [--cpus_per_task C] [--mem M] -- FLAGS
+                               evaluate on a Slurm cluster: a job array of N shards, one
+                               merged run report (eval slurm -h)
   eval prune (--run_id ID | --all) [--docker_host HOST]... [--kubeconfig FILE]
                                remove containers and volumes (pods) left by runs
   eval images build -d DATASET [-i IDS] [--repos DIR] [--dry_run] [--push NS]
