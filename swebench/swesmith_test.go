@@ -30,7 +30,7 @@ import (
 // interface but the loopback (in the FAIL_TO_PASS file: the harness runs
 // and grades no other file).
 var smithFiles = map[string]string{
-	"addict.py":   "def add(a, b):\n    return a + b\n\n\ndef get(d, k):\n    return d.get(k)\n",
+	"addict.py":   "from _native import base\n\n\ndef add(a, b):\n    return a + b + base\n\n\ndef get(d, k):\n    return d.get(k)\n",
 	"README.md":   "addict\n",
 	"conftest.py": "# the root conftest puts /testbed on sys.path\n",
 	"tests/test_addict.py": "from addict import add, get\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_get():\n    assert get({1: 2}, 1) == 2\n\n\n" +
@@ -39,7 +39,7 @@ var smithFiles = map[string]string{
 		"    assert sorted(l.split(':')[0].strip() for l in lines) == ['lo']\n",
 }
 
-const smithBug = "diff --git a/addict.py b/addict.py\n--- a/addict.py\n+++ b/addict.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a + b\n+    return a - b\n \n \n def get(d, k):\n"
+const smithBug = "diff --git a/addict.py b/addict.py\n--- a/addict.py\n+++ b/addict.py\n@@ -2,5 +2,5 @@ from _native import base\n \n \n def add(a, b):\n-    return a + b + base\n+    return a - b + base\n \n \n"
 
 // smithMirror commits the stand-in as the mirror's main branch and, for
 // each instance id, a branch of that name with the bug applied, as
@@ -66,7 +66,7 @@ func smithMirror(t *testing.T, dir string, ids ...string) map[string]string {
 	heads := map[string]string{}
 	for _, id := range ids {
 		require.NoError(t, wt.Checkout(&git.CheckoutOptions{Hash: main, Branch: plumbing.NewBranchReferenceName(id), Create: true}))
-		write("addict.py", strings.Replace(smithFiles["addict.py"], "return a + b", "return a - b", 1))
+		write("addict.py", strings.Replace(smithFiles["addict.py"], "return a + b + base", "return a - b + base", 1))
 		h, err := wt.Commit("Bug Patch", &git.CommitOptions{Author: sig, Committer: sig})
 		require.NoError(t, err)
 		heads[id] = h.String()
@@ -79,8 +79,8 @@ func smithMirror(t *testing.T, dir string, ids ...string) map[string]string {
 // SWE-smith rows run end to end as its harness runs them, with the
 // sandbox's network off: the host checks the instance's revision out of
 // the mirror repository (the instance branch for a row without
-// base_commit, base_commit for one with it) and copies it into /testbed of
-// the row's image; the patch goes in with GIT_APPLY_CMDS; eval.sh is the
+// base_commit, base_commit for one with it) and copies it over /testbed of
+// the row's image, whose untracked files stay (the tests import one); the patch goes in with GIT_APPLY_CMDS; eval.sh is the
 // harness's; the profile's pytest command runs the FAIL_TO_PASS files and
 // the harness's rule grades. The gold patch (the bug patch reversed)
 // resolves; a patch that fixes nothing does not. A PASS_TO_PASS test
@@ -97,7 +97,13 @@ func TestSmithRunsAsItsHarness(t *testing.T) {
 	ns := "swebox-test-" + strings.ToLower(c.Session()[len(c.Session())-6:])
 	image := family.SmithImage(ids[0], ns, "")
 	require.True(t, strings.HasPrefix(image, ns+"/swesmith.x86_64.mewwts_1776_addict.75284f95"), image)
-	swebenchtest.BuildImage(t, c, t.TempDir(), "", "FROM "+testenv.Image()+"\nWORKDIR /testbed\n", image)
+	// The image holds the mirror's clone at main in /testbed, as
+	// SWE-smith's images do, and _native.py, a file git does not track
+	// that addict.py imports: an output of the image's install, which
+	// git checkout leaves in place.
+	mirror := filepath.Join(mirrors, "swesmith", "mewwts__addict.75284f95")
+	require.NoError(t, os.WriteFile(filepath.Join(mirror, "_native.py"), []byte("base = 0\n"), 0o644))
+	swebenchtest.BuildTestbedImage(t, c, mirror, image)
 
 	var rows []dataset.Instance
 	for i, id := range ids {

@@ -77,7 +77,7 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return tb
 	}
-	tb.Bind = !e.cfg.CopyWorkspace && client.SharesHostFiles()
+	tb.Bind = !e.cfg.CopyWorkspace && client.SharesHostFiles() && !e.hostCheckout(inst)
 	user, owner := workspaceUser()
 	// Unless objects are shared, the checkout carries a pack of the base
 	// commit's objects and nothing later: the tests cannot read the fix.
@@ -109,6 +109,16 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 		}
 	}
 	return tb
+}
+
+// hostCheckout reports whether inst's family checks its revision out on
+// the host (family.Family.HostCheckout). Its harness runs git checkout in
+// the image's own /testbed, which leaves the files git does not track (the
+// outputs of the image's install) in place, so the checkout is copied
+// over the image's /testbed, never bind-mounted in its stead.
+func (e *evaluator) hostCheckout(inst dataset.Instance) bool {
+	fam, _, _ := e.cfg.familyOf(inst)
+	return fam != nil && fam.HostCheckout
 }
 
 // CopyCheckout copies the checkout in dir into sb's /testbed (or
