@@ -52,10 +52,11 @@ type Family struct {
 	// HostCheckout: the family's harness checks each row's revision out
 	// inside the container over the network (SWE-smith's instance
 	// branches); the evaluator checks it out on the host instead (the
-	// row's repo at base_commit, else base_ref) and copies it into the
-	// sandbox, whose network stays off: the row runs in workspace mode in
-	// its family's image. A run that asks for prebuilt mode is refused
-	// for such rows ([ErrHostCheckout]).
+	// row's repo at base_commit, else base_ref) and copies it over the
+	// image's /testbed (whose untracked files stay, as git checkout
+	// leaves them) in a sandbox whose network stays off: the row runs in
+	// workspace mode in its family's image. A run that asks for prebuilt
+	// mode is refused for such rows ([ErrHostCheckout]).
 	HostCheckout bool
 	// NotRunnable says why the evaluator cannot yet run the family's rows
 	// as its harness runs them (its logs can still be graded); "" when it
