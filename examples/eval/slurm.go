@@ -239,9 +239,8 @@ func (r *slurmRun) script() string { return filepath.Join(r.dir, "job.sh") }
 func (r *slurmRun) shardDir(i int) string {
 	return filepath.Join(r.dir, fmt.Sprintf("shard-%d-of-%d", i, r.so.Shards))
 }
-func (r *slurmRun) shardDone(i int) bool   { return fileExists(filepath.Join(r.shardDir(i), "done")) }
-func (r *slurmRun) jobFile() string        { return filepath.Join(r.dir, "job") }
-func (r *slurmRun) shardLogs(i int) string { return filepath.Join(r.shardDir(i), "eval-*.log") }
+func (r *slurmRun) shardDone(i int) bool { return fileExists(filepath.Join(r.shardDir(i), "done")) }
+func (r *slurmRun) jobFile() string      { return filepath.Join(r.dir, "job") }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
@@ -303,7 +302,7 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 		if !r.follow(ctx, jobID, todo) {
 			return r.cancel(jobID)
 		}
-		r.relay.poll(r.logGlobs(todo)) // what was written last
+		r.relay.poll(r.logGlobs(jobID, todo)) // what was written last
 		states := r.finalStates(jobID)
 		var again []int
 		for _, i := range todo {
@@ -313,7 +312,7 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 			st := states[i]
 			if r.retries[i] >= r.so.NodeRetries {
 				fmt.Fprintf(w, "eval slurm: shard %d/%d (job %s_%d) ended %s without finishing, %d times; its log: %s\n",
-					i, r.so.Shards, jobID, i, st, r.retries[i]+1, r.lastLog(i))
+					i, r.so.Shards, jobID, i, st, r.retries[i]+1, r.jobLog(jobID, i))
 				fmt.Fprintf(w, "Rerun to resume; it submits the unfinished shards again:\n  %s\n", r.resumeCommand())
 				return exitFailure
 			}
@@ -327,22 +326,19 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 	return r.merge(stdout)
 }
 
-// logGlobs are the job log patterns of the given shards.
-func (r *slurmRun) logGlobs(shards []int) []shardLog {
+// logGlobs are the logs of job array id's tasks (a shard's logs of
+// earlier submissions were relayed by the process that made them).
+func (r *slurmRun) logGlobs(id string, shards []int) []shardLog {
 	out := make([]shardLog, len(shards))
 	for k, i := range shards {
-		out[k] = shardLog{shard: i, glob: r.shardLogs(i)}
+		out[k] = shardLog{shard: i, glob: r.jobLog(id, i)}
 	}
 	return out
 }
 
-func (r *slurmRun) lastLog(i int) string {
-	m, _ := filepath.Glob(r.shardLogs(i))
-	if len(m) == 0 {
-		return r.shardDir(i)
-	}
-	sort.Strings(m)
-	return m[len(m)-1]
+// jobLog is the log of shard i's task of job array id.
+func (r *slurmRun) jobLog(id string, i int) string {
+	return filepath.Join(r.shardDir(i), "eval-"+id+".log")
 }
 
 func (r *slurmRun) resumeCommand() string {
@@ -559,7 +555,7 @@ func (r *slurmRun) follow(ctx context.Context, id string, shards []int) bool {
 				}
 			}
 		}
-		r.relay.poll(r.logGlobs(shards))
+		r.relay.poll(r.logGlobs(id, shards))
 		if err == nil && len(tasks) == 0 {
 			return true
 		}
@@ -782,6 +778,9 @@ func (s *shardRelay) line(shard int, line string) {
 		return
 	}
 	if m := verdictLine.FindStringSubmatch(line); m != nil {
+		if strings.HasPrefix(m[2], string(swebench.OutcomeCancelled)) {
+			return // stopped by a cancel or a dying node: no verdict; the shard's next job evaluates it
+		}
 		if s.seen[m[1]] {
 			return // a resubmitted shard's skip of an instance it finished before
 		}
@@ -792,6 +791,9 @@ func (s *shardRelay) line(shard int, line string) {
 		}
 		fmt.Fprintf(s.w, "[%d/%d] %s: %s\n", len(s.seen), total, m[1], m[2])
 		return
+	}
+	if strings.Contains(line, "interrupt again to quit at once") || strings.Contains(line, "To resume:") {
+		return // eval slurm says how the run stops and resumes
 	}
 	if strings.HasPrefix(line, "eval: ") || strings.HasPrefix(line, "warning: ") {
 		fmt.Fprintf(s.w, "shard %d: %s\n", shard, line)

@@ -72,7 +72,7 @@ func TestSlurmArrays(t *testing.T) {
 }
 
 // The relay numbers verdict lines over the run's planned instances, once
-// per instance (a
+// per instance and none for an instance a cancel stopped (a
 // resubmitted shard's skip of an instance it finished is not counted
 // again), and passes errors and warnings on with their shard.
 func TestSlurmRelay(t *testing.T) {
@@ -94,7 +94,7 @@ func TestSlurmRelay(t *testing.T) {
 	_, err = f.WriteString("solved\n")
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	require.NoError(t, os.WriteFile(s2b, []byte("--shard 2/2: 1 of the 3 selected instances\n1 of 1 selected instances to evaluate, 1 images\n[1/1] b: resolved\n[1/1] a: resolved (report.json from an earlier run)\neval: engine lost\n"), 0o644))
+	require.NoError(t, os.WriteFile(s2b, []byte("--shard 2/2: 1 of the 3 selected instances\n1 of 1 selected instances to evaluate, 1 images\n[1/1] d: cancelled after 2s: stopped by the interrupt before it finished\n[1/1] b: resolved\n[1/1] a: resolved (report.json from an earlier run)\neval: engine lost\n"), 0o644))
 	r.poll(logs)
 	assert.Equal(t, "[2/3] c: unresolved\n[3/3] b: resolved\nshard 2: eval: engine lost\n", out.String())
 }
