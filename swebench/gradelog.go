@@ -107,6 +107,7 @@ func gradeWithSpec(req GradeRequest, ts spec.TestSpec) (grade.InstanceReport, er
 		FailToPass: inst.FailToPass, PassToPass: inst.PassToPass,
 		FailOnly: ts.EvalType == dataset.EvalTypeFailOnly,
 		Rules:    rules, Grading: ts.Grading, PatchIsNone: req.PatchIsNone, Regrade: !req.Fresh,
+		Extra: inst.Extra,
 	})
 	if err != nil {
 		return grade.InstanceReport{}, fmt.Errorf("grade: %w", err)

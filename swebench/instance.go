@@ -319,12 +319,12 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	// directory: it is on a mount (bind or volume), which the engine's
 	// archive endpoint writes to directly, and git ignores it.
 	workdir := ts.Run.Dir()
-	staging := workdir + "/.git/swebox"
+	staging := ts.Run.StagingDir() + "/swebox"
 	patches := map[string][]byte{"patch.diff": []byte(patch)}
 	if ts.Run.TestPatchFirst {
 		patches["test.diff"] = []byte(ts.TestPatch)
 	}
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(patches), Dest: workdir + "/.git"}); err != nil {
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(patches), Dest: ts.Run.StagingDir()}); err != nil {
 		return fmt.Errorf("copy patch: %w", err)
 	}
 	applied, err := e.applyPatches(ctx, sb, ilog, res, ts.Run, staging)
@@ -345,7 +345,7 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if sr != nil {
 		staged[strict.PluginFile] = strict.Plugin()
 	}
-	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: workdir + "/.git"}); err != nil {
+	if _, err := sb.CopyIn(ctx, sandbox.CopyInRequest{Tar: tarFiles(staged), Dest: ts.Run.StagingDir()}); err != nil {
 		return fmt.Errorf("copy eval script: %w", err)
 	}
 	if e.cfg.LogDiffs {

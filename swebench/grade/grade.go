@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -246,6 +247,10 @@ type Input struct {
 	// the parser ([CountCheckFor]: pytest output is checked); [NoCountCheck]
 	// turns it off.
 	CountCheck CountCheck
+	// Extra holds the row's own fields (dataset.Instance.Extra), for a
+	// registered rule that grades with more of the row than its test
+	// lists (Multi-SWE-bench's run and test-patch results). Optional.
+	Extra map[string]json.RawMessage
 }
 
 // Grade grades one instance as the official get_eval_report does and

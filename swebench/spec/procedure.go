@@ -36,6 +36,12 @@ type Procedure struct {
 	// Log is how the eval script's output becomes test_output.txt; ""
 	// is [LogMerged].
 	Log LogStyle
+	// Staging is the directory, existing in the image and on Workdir's
+	// writable mount, under which the evaluator stages the patches and
+	// the eval script (in its subdirectory "swebox"); "" is Dir()/.git.
+	// Multi-SWE-bench's images have the repository below the working
+	// directory, at /home/<repo>, whose .git it is.
+	Staging string
 }
 
 // LogStyle is how the eval script's output becomes the log.
@@ -73,6 +79,14 @@ func (p Procedure) Patches(rules harness.Rules, path string) ([][]string, error)
 	return out, nil
 }
 
+// StagingDir is where the evaluator stages files: Staging, else Dir()/.git.
+func (p Procedure) StagingDir() string {
+	if p.Staging == "" {
+		return p.Dir() + "/.git"
+	}
+	return p.Staging
+}
+
 // Trailer is what the log style appends after the script's output, given
 // its exit status.
 func (s LogStyle) Trailer(exitCode int) string {
@@ -85,5 +99,5 @@ func (s LogStyle) Trailer(exitCode int) string {
 
 // Official reports whether p is the official harness's procedure.
 func (p Procedure) Official() bool {
-	return p.Workdir == "" && p.PatchCommands == nil && !p.TestPatchFirst && !p.PatchFailureGraded && !p.ScriptAppliesPatch && p.Log == LogMerged
+	return p.Workdir == "" && p.PatchCommands == nil && !p.TestPatchFirst && !p.PatchFailureGraded && !p.ScriptAppliesPatch && p.Log == LogMerged && p.Staging == ""
 }
