@@ -461,7 +461,7 @@ func (e *evaluator) sandboxSpec(ctx context.Context, client *sandbox.Client, ins
 		}
 		return fsutil.RemoveAll(ws)
 	}
-	ilog.printf("Checking out %s at %s...", inst.Repo, inst.BaseCommit)
+	ilog.printf("Checking out %s at %s...", inst.Repo, inst.Revision())
 	co, err := tb.Checkout(ctx, ws)
 	if err != nil {
 		return s, nil, cleanup, err

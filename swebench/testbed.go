@@ -81,11 +81,7 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	user, owner := workspaceUser()
 	// Unless objects are shared, the checkout carries a pack of the base
 	// commit's objects and nothing later: the tests cannot read the fix.
-	rev := inst.BaseCommit
-	if rev == "" {
-		rev = inst.BaseRef // a row that names a branch (dataset.Instance.BaseRef)
-	}
-	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: rev, Owner: owner, SelfContained: !e.cfg.ShareObjects}
+	req := repo.CheckoutRequest{Repo: inst.Repo, Commit: inst.Revision(), Owner: owner, SelfContained: !e.cfg.ShareObjects}
 	if !tb.Bind {
 		// The copy carries the objects it needs and is owned by root,
 		// the user of the volume's sandbox.

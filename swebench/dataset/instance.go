@@ -67,6 +67,15 @@ type Instance struct {
 	createdAtNumber bool // created_at was a JSON number (pandas epoch ms)
 }
 
+// Revision is what the row's repository is checked out at: base_commit,
+// else base_ref.
+func (in Instance) Revision() string {
+	if in.BaseCommit != "" {
+		return in.BaseCommit
+	}
+	return in.BaseRef
+}
+
 // Eval types of the v5 eval_type column.
 const (
 	EvalTypePassAndFail = "pass_and_fail"

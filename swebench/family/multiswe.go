@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/swebox/swebox/swebench/dataset"
-	"github.com/swebox/swebox/swebench/spec"
 )
 
 // Multi-SWE-bench (ByteDance; Java, TS, JS, Go, Rust, C, C++): rows of its
@@ -17,14 +16,16 @@ import (
 // f2p/p2p/s2p/n2p test dicts, with the row's run and test-patch results),
 // images mswebench/<org>_m_<repo>:pr-<N> (lower case) holding the
 // repository at /home/<repo> and the scripts of its per-repository
-// instance class, the model patch mounted at /home/fix.patch and
-// fix-run.sh run whole (no markers; the whole log is parsed by the class's
-// parse_log). Graded by [MultiSWEGrade], its Report.check and the
-// membership test of gen_report's evaluation mode. Its harness is
+// instance class, the model patch written at /home/fix.patch and
+// "bash /home/fix-run.sh" run as root in /home (no markers; the whole log
+// is parsed by the class's parse_log; see [MultiSWEProcedure]). Graded by
+// [GradingMultiSWE]: [MultiSWEGrade], its Report.check and the membership
+// test of gen_report's evaluation mode. Its harness is
 // multi-swe-bench/multi-swe-bench (multi_swe_bench/harness); only the
 // repositories in [MultiSWERepos] are ported: any other row is refused by
 // name ([ErrMultiSWERepo]).
 func init() {
+	registerMultiSWERun()
 	dataset.RegisterRowMapper(mapMultiSWERow)
 	Register(&Family{
 		Name:    "multi-swe-bench",
@@ -44,8 +45,9 @@ func init() {
 			}
 			return ClaimNone
 		},
-		Image: multiSWEImage,
-		Spec:  multiSWESpec,
+		Image:   multiSWEImage,
+		Spec:    multiSWESpec,
+		Grading: GradingMultiSWE,
 	})
 }
 
@@ -58,11 +60,6 @@ var (
 	// tagged or numbered variant of one) whose instance class is not
 	// ported: swebox refuses it rather than guess its scripts or parser.
 	ErrMultiSWERepo = errors.New("Multi-SWE-bench repository not ported")
-	// ErrMultiSWERun is a Multi-SWE-bench row given to the evaluator: its
-	// rows load and grade ([MultiSWEGrade]), but running them (the
-	// repository at /home/<repo>, the patch at /home/fix.patch, the
-	// family's grading wired into the evaluator) is not built yet.
-	ErrMultiSWERun = errors.New("running Multi-SWE-bench rows in the evaluator is not built yet")
 	// ErrMultiSWERow is a row of Multi-SWE-bench's schema that cannot be
 	// read.
 	ErrMultiSWERow = errors.New("malformed Multi-SWE-bench row")
@@ -287,19 +284,6 @@ func MultiSWEClassOf(r MultiSWERow) (*MultiSWEClass, error) {
 	return c, nil
 }
 
-// multiSWESpec refuses the row: by name when its repository's class is not
-// ported, else because the evaluator cannot run the family yet.
-func multiSWESpec(inst dataset.Instance, _ ...spec.Option) (spec.TestSpec, error) {
-	r, err := MultiSWERowOf(inst)
-	if err != nil {
-		return spec.TestSpec{}, fmt.Errorf("spec for %s: %w", inst.InstanceID, err)
-	}
-	if _, err := MultiSWEClassOf(r); err != nil {
-		return spec.TestSpec{}, fmt.Errorf("spec for %s: %w", inst.InstanceID, err)
-	}
-	return spec.TestSpec{}, fmt.Errorf("spec for %s: %w", inst.InstanceID, ErrMultiSWERun)
-}
-
 // Why a Multi-SWE-bench instance is not resolved, in the order its harness
 // checks (report.py Report.check, then gen_report.py gen_eval_reports).
 const (
@@ -378,26 +362,8 @@ func MultiSWEGrade(r MultiSWERow, fix MultiSWEResult) MultiSWEVerdict {
 			return v
 		}
 	}
-	kinds := map[string]map[string]bool{"p2p": {}, "f2p": {}, "s2p": {}, "n2p": {}}
-	for _, t := range names {
-		if st(fixed, t) != multiSWEStatusPass {
-			continue
-		}
-		switch st(test, t) {
-		case multiSWEStatusPass:
-			v.P2P = append(v.P2P, t)
-			kinds["p2p"][t] = true
-		case multiSWEStatusFail:
-			v.F2P = append(v.F2P, t)
-			kinds["f2p"][t] = true
-		case multiSWEStatusSkip:
-			v.S2P = append(v.S2P, t)
-			kinds["s2p"][t] = true
-		case multiSWEStatusNone:
-			v.N2P = append(v.N2P, t)
-			kinds["n2p"][t] = true
-		}
-	}
+	kinds := multiSWEKinds(test, fixed)
+	v.P2P, v.F2P, v.S2P, v.N2P = sortedKeys(kinds["p2p"]), sortedKeys(kinds["f2p"]), sortedKeys(kinds["s2p"]), sortedKeys(kinds["n2p"])
 	v.Valid = true
 	for _, l := range []struct {
 		kind, reason string
@@ -412,6 +378,25 @@ func MultiSWEGrade(r MultiSWERow, fix MultiSWEResult) MultiSWEVerdict {
 	}
 	v.Resolved = true
 	return v
+}
+
+// multiSWEKinds sorts the tests that pass with the fix by their status
+// with the test patch alone, as Report.check fills p2p_tests, f2p_tests,
+// s2p_tests and n2p_tests once the report is valid.
+func multiSWEKinds(test, fixed map[string]string) map[string]map[string]bool {
+	kinds := map[string]map[string]bool{"p2p": {}, "f2p": {}, "s2p": {}, "n2p": {}}
+	of := map[string]string{multiSWEStatusPass: "p2p", multiSWEStatusFail: "f2p", multiSWEStatusSkip: "s2p"}
+	for t, s := range fixed {
+		if s != multiSWEStatusPass {
+			continue
+		}
+		k, ok := of[test[t]]
+		if !ok {
+			k = "n2p" // NONE: not in the test-patch run
+		}
+		kinds[k][t] = true
+	}
+	return kinds
 }
 
 // MultiSWEGradeLog parses the fix run's whole log with the row's class and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
+	"github.com/swebox/swebox/swebench/spec"
 )
 
 type multiSWEExpected struct {
@@ -22,6 +23,12 @@ type multiSWEExpected struct {
 	Report  map[string][]string `json:"report"`
 	FixRun  string              `json:"fix_run"`
 	Image   string              `json:"image"`
+	// How run_instance runs the row.
+	Command   string   `json:"command"`
+	PatchPath string   `json:"patch_path"`
+	Workdir   string   `json:"workdir"`
+	User      string   `json:"user"`
+	HomeFiles []string `json:"home_files"`
 }
 
 func loadMultiSWE(t *testing.T) ([]dataset.Instance, map[string]multiSWEExpected) {
@@ -125,8 +132,7 @@ func TestMultiSWERowsLoad(t *testing.T) {
 
 // A row of a repository whose class is not ported, or of a tagged variant
 // of a ported one, is refused by the class name Multi-SWE-bench would look
-// up; so is a malformed row, at load. No row of the family runs in the
-// evaluator yet: its spec says so.
+// up; so is a malformed row, at load.
 func TestMultiSWERefusals(t *testing.T) {
 	base := `{"org":"google","repo":"gson","number":12,"base":{"label":"","ref":"main","sha":"abc123"},"fix_patch":"","test_patch":"",` +
 		`"f2p_tests":{},"p2p_tests":{},"s2p_tests":{},"n2p_tests":{},` +
@@ -154,11 +160,6 @@ func TestMultiSWERefusals(t *testing.T) {
 	var in dataset.Instance
 	require.ErrorIs(t, json.Unmarshal([]byte(strings.Replace(base, `"sha":"abc123"`, `"sha":""`, 1)+`}`), &in), family.ErrMultiSWERow)
 	require.ErrorIs(t, json.Unmarshal([]byte(strings.Replace(base, `"passed_count":0,"failed_count":0`, `"passed_count":2,"failed_count":0`, 1)+`}`), &in), family.ErrMultiSWERow)
-
-	rows, _ := loadMultiSWE(t)
-	f, _ := family.Lookup("multi-swe-bench")
-	_, err := f.TestSpec(rows[0])
-	require.ErrorIs(t, err, family.ErrMultiSWERun)
 }
 
 // The ported classes span the languages Multi-SWE-bench covers.
@@ -228,5 +229,39 @@ func TestMultiSWELoadsByHubName(t *testing.T) {
 		exp, err := family.MultiSWERowOf(rows[i])
 		require.NoError(t, err)
 		assert.Equal(t, exp, got)
+	}
+}
+
+// Each fixture row runs as Multi-SWE-bench's run_instance runs it
+// (expected.json, from its code at family.MultiSWECommit): the spec's
+// working directory is the images' WORKDIR, which set no USER (root: the
+// evaluator's prebuilt sandbox), eval.sh puts the model patch where
+// fix_patch_path() says and ends by exec'ing fix_patch_run(), the
+// fix-run.sh it runs is among the files the image copies to /home/, and
+// the image is image_full_name().
+func TestMultiSWESpecRunsAsItsHarness(t *testing.T) {
+	rows, want := loadMultiSWE(t)
+	for _, in := range rows {
+		t.Run(in.InstanceID, func(t *testing.T) {
+			w := want[in.InstanceID]
+			f, _, err := family.Resolve(in, family.Hint{})
+			require.NoError(t, err)
+			ts, err := f.TestSpec(in, spec.WithNamespace(f.Namespace))
+			require.NoError(t, err)
+			assert.Equal(t, w.Image, ts.Image)
+			assert.Equal(t, family.GradingMultiSWE, ts.Grading)
+			assert.Equal(t, strings.TrimSuffix(w.Workdir, "/"), ts.Run.Dir())
+			assert.Empty(t, w.User, "the harness runs as root")
+			assert.True(t, ts.Run.ScriptAppliesPatch)
+			assert.Contains(t, w.HomeFiles, "fix-run.sh")
+			r, err := family.MultiSWERowOf(in)
+			require.NoError(t, err)
+			staging := "/home/" + r.Repo + "/.git"
+			assert.Equal(t, staging, ts.Run.StagingDir())
+			assert.Equal(t, "#!/bin/bash\nif [ ! -f /home/fix-run.sh ]; then echo '"+family.MultiSWEImageMarker+"'; exit 1; fi\n"+
+				"cat "+staging+"/swebox/patch.diff > "+w.PatchPath+"\nexec "+w.Command+"\n", ts.EvalScript(spec.ScriptOptions{}))
+			assert.Equal(t, in.FailToPass, ts.FailToPass)
+			assert.Equal(t, in.PassToPass, ts.PassToPass)
+		})
 	}
 }

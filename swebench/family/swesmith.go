@@ -272,13 +272,9 @@ func smithSpec(inst dataset.Instance, _ ...spec.Option) (spec.TestSpec, error) {
 	}
 	ts.Run = spec.Procedure{PatchCommands: SmithApplyCommands}
 	ts.Source = spec.SourceRow
-	rev := inst.BaseCommit
-	if rev == "" {
-		rev = inst.BaseRef
-	}
 	ts.Notes = append(ts.Notes,
 		"test command from SWE-smith's profile "+p.Name()+"; parser "+smithParserName(p.Owner+"/"+p.Repo)+"; graded by SWE-smith's rule",
-		"repository: "+inst.Repo+" at "+rev+", checked out on the host and copied into "+harness.RepoDir+" (SWE-smith's harness fetches it in the container)")
+		"repository: "+inst.Repo+" at "+inst.Revision()+", checked out on the host and copied into "+harness.RepoDir+" (SWE-smith's harness fetches it in the container)")
 	return ts, nil
 }
 

@@ -2,7 +2,9 @@
 # pinned commit, extracted to argv[1]) on rows.jsonl and logs/: each ported
 # instance class's parse_log and fix-run.sh, then gen_report's evaluation
 # (ReportTask.generate_report, Report.check, the f2p/p2p/s2p/n2p membership
-# of gen_eval_reports, FinalReport.from_reports). dataclasses_json, tqdm,
+# of gen_eval_reports, FinalReport.from_reports), and how run_instance
+# runs each row (fix_patch_run, fix_patch_path, the Dockerfiles' WORKDIR,
+# USER and the files copied to /home/). dataclasses_json, tqdm,
 # unidiff and docker are stubbed (no network, no containers); only the
 # classes' own modules are loaded, not the package's import-everything
 # __init__ files. Writes expected.json.
@@ -85,6 +87,17 @@ try:
         img._pr = pr
         e["fix_run"] = {f.name: f.content for f in img.files()}["fix-run.sh"]
         e["image"] = img.image_full_name()
+        # How run_instance runs it: the command, where the prediction's
+        # patch is mounted, and the image's working directory, user and
+        # the files its Dockerfile copies to /home/.
+        e["command"] = task.instance.fix_patch_run()
+        e["patch_path"] = img.fix_patch_path()
+        base = img.dependency()
+        base._pr = pr
+        lines = [l.strip() for l in (base.dockerfile() + "\n" + img.dockerfile()).splitlines()]
+        e["workdir"] = [l.split(None, 1)[1] for l in lines if l.startswith("WORKDIR ")][-1]
+        e["user"] = ([l.split(None, 1)[1] for l in lines if l.startswith("USER ")] or [""])[-1]
+        e["home_files"] = sorted(l.split()[1] for l in lines if l.startswith("COPY ") and l.split()[-1] == "/home/")
         out[iid] = e
 finally:
     shutil.rmtree(work)
