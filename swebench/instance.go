@@ -250,7 +250,8 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if assets.downloads != nil {
 		ts.Downloads = assets.downloads
 	}
-	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore})
+	installStatus := installStatusFile(mode, ts)
+	script := ts.EvalScript(spec.ScriptOptions{SkipInstall: mode == harness.ModeWorkspace, BeforeTestOutput: assets.restore, InstallStatusFile: installStatus})
 	var sr *strictRun
 	if e.cfg.GradingMode == GradingStrict {
 		if !ts.Run.Official() {
@@ -316,8 +317,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	}
 
 	// The patch, and after it the script, go into the repository's .git
-	// directory: it is on a mount (bind or volume), which the engine's
-	// archive endpoint writes to directly, and git ignores it.
+	// directory: it is on a mount (bind or volume) or on the writable root
+	// of prebuilt mode, which the engine's archive endpoint writes to
+	// directly, and git ignores it.
 	workdir := ts.Run.Dir()
 	staging := ts.Run.StagingDir() + "/swebox"
 	patches := map[string][]byte{"patch.diff": []byte(patch)}
@@ -409,6 +411,9 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	ilog.printf("Eval script finished in %s with exit code %d", res.TestDuration, run.ExitCode)
 	if run.TimedOut {
 		return &TimeoutError{Timeout: e.cfg.Timeout}
+	}
+	if err := e.checkInstall(ctx, sb, ilog, ts, installStatus); err != nil {
+		return err
 	}
 	if n, err := sb.OOMKills(ctx); err == nil && n > 0 {
 		// Reported for people and for v5's failure classifier.

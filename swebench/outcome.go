@@ -47,6 +47,15 @@ const (
 	// evicted, preempted, deleted, its node gone) on every attempt that
 	// Config.LostRetries allows.
 	OutcomeSandboxLost Outcome = "sandbox_lost"
+	// OutcomeDiskLimit: the sandbox wrote more to its writable root
+	// filesystem (prebuilt mode) than Config.Limits.Disk allows and was
+	// killed: the official harness sets no such bound, so the instance
+	// cannot be graded as it would be; a rerun with a larger limit may.
+	OutcomeDiskLimit Outcome = "disk_limit"
+	// OutcomeInstallFailed: the eval script's install step failed in the
+	// sandbox, which has no network where the official harness's
+	// container has (see InstallError); the instance is not graded.
+	OutcomeInstallFailed Outcome = "install_failed"
 	// OutcomeCancelled: the run's context ended before the instance did
 	// (Ctrl-C), or before it started.
 	OutcomeCancelled Outcome = "cancelled"
@@ -60,7 +69,7 @@ const (
 // rerun may give it a verdict.
 func (o Outcome) Infrastructure() bool {
 	switch o {
-	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeImageBuildFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeCancelled:
+	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeImageBuildFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeDiskLimit, OutcomeInstallFailed, OutcomeCancelled:
 		return true
 	}
 	return false
@@ -87,6 +96,10 @@ func outcomeOf(r *InstanceResult) Outcome {
 		return OutcomeEngineLost
 	case errors.Is(err, sandbox.ErrSandboxLost):
 		return OutcomeSandboxLost
+	case errors.Is(err, sandbox.ErrDiskLimit):
+		return OutcomeDiskLimit
+	case errors.Is(err, ErrInstallFailed):
+		return OutcomeInstallFailed
 	case errors.Is(err, ErrPatchApply):
 		return OutcomePatchFailed
 	case errors.Is(err, ErrTestTimeout):

@@ -13,7 +13,12 @@ import (
 func TestSandboxSpec(t *testing.T) {
 	s := swebench.SandboxSpec("sweb.eval.x86_64.a__b-1:latest")
 	require.NoError(t, s.Validate())
-	assert.Equal(t, sandbox.Relax{Root: true}, s.Relax, "root is the only relaxation")
+	assert.Equal(t, sandbox.Relax{Root: true, WritableRootFS: true}, s.Relax, "root and a writable root are the only relaxations")
 	assert.Equal(t, "/testbed", s.WorkingDir)
-	assert.Equal(t, []sandbox.Mount{{Type: "volume", Target: "/testbed"}}, s.Mounts)
+	assert.Empty(t, s.Mounts, "/testbed is the image's own, copy-on-write")
+
+	ro := swebench.ReadOnlyRootSpec("sweb.eval.x86_64.a__b-1:latest")
+	require.NoError(t, ro.Validate())
+	assert.Equal(t, sandbox.Relax{Root: true}, ro.Relax, "root is the only relaxation")
+	assert.Equal(t, []sandbox.Mount{{Type: "volume", Target: "/testbed"}}, ro.Mounts)
 }

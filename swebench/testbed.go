@@ -21,8 +21,11 @@ type Testbed struct {
 	Image string
 	// Client is the engine the instance runs on.
 	Client *sandbox.Client
-	// Spec is the sandbox spec. In prebuilt mode it is complete: /testbed
-	// is a fresh volume the engine fills from the image. In workspace mode
+	// Spec is the sandbox spec. In prebuilt mode it is complete: for
+	// Plan.Run the root filesystem is writable, copy-on-write over the
+	// image (SandboxSpec); for a task environment (Plan.Testbed) the root
+	// is read-only and /testbed a fresh volume the engine fills from the
+	// image (ReadOnlyRootSpec). In workspace mode
 	// with Bind, its Workspace is left empty for a host directory that
 	// Checkout fills (sandbox.Client.CreateWithWorkspace makes one per
 	// sandbox); without Bind, CopyCheckout copies Checkout's directory
@@ -60,7 +63,13 @@ func (p *Plan) Testbed(id string) (Testbed, error) {
 	if len(p.e.cfg.Sandboxes) == 0 {
 		return Testbed{}, fmt.Errorf("testbed %s: the plan has no engine", id)
 	}
-	return p.e.testbed(p.e.cfg.Sandboxes[0], inst, se.ts), nil
+	tb := p.e.testbed(p.e.cfg.Sandboxes[0], inst, se.ts)
+	if tb.Spec.Relax.WritableRootFS {
+		// A task environment is an agent's sandbox: its root stays
+		// read-only and its /testbed is a volume filled from the image.
+		tb.Spec = readOnlyRoot(tb.Spec, tb.Workdir)
+	}
+	return tb, nil
 }
 
 // testbed is the one place that says how an instance's sandbox is made.
@@ -68,15 +77,14 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	tb := Testbed{Instance: inst, Image: ts.Image, Client: client, Workdir: ts.Run.Dir()}
 	labels := map[string]string{LabelRun: e.cfg.RunID, LabelInstance: inst.InstanceID}
 	tb.Spec = SandboxSpec(ts.Image)
-	if tb.Workdir != harness.RepoDir {
-		tb.Spec.WorkingDir, tb.Spec.Mounts = tb.Workdir, []sandbox.Mount{{Type: "volume", Target: tb.Workdir}}
-	}
+	tb.Spec.WorkingDir = tb.Workdir
 	tb.Spec.Policy, tb.Spec.Labels, tb.Spec.Runtime, tb.Spec.Limits = evalPolicy, labels, e.cfg.Runtime, e.cfg.Limits
 	caps, _ := e.capabilities(inst)
 	tb.Spec.Relax.CapAdd = caps
 	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
 		return tb
 	}
+	tb.Spec = readOnlyRoot(tb.Spec, tb.Workdir)
 	tb.Bind = !e.cfg.CopyWorkspace && client.SharesHostFiles() && !e.hostCheckout(inst)
 	user, owner := workspaceUser()
 	// Unless objects are shared, the checkout carries a pack of the base

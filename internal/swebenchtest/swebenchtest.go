@@ -148,28 +148,35 @@ type Project struct {
 func NewProject(t testing.TB) Project {
 	t.Helper()
 	p := Project{Sources: t.TempDir(), Repo: "swebox-test/calc"}
-	dir := filepath.Join(p.Sources, "swebox-test__calc")
+	p.Base = CommitFiles(t, filepath.Join(p.Sources, "swebox-test__calc"), projectFiles)
+	return p
+}
+
+// CommitFiles makes dir a git repository of one commit holding files
+// (path → content), committed with go-git under a fixed signature so that
+// the same files always give the same commit id, which it returns.
+func CommitFiles(t testing.TB, dir string, files map[string]string) string {
+	t.Helper()
 	r, err := git.PlainInit(dir, false)
 	require.NoError(t, err)
 	wt, err := r.Worktree()
 	require.NoError(t, err)
-	names := make([]string, 0, len(projectFiles))
-	for name := range projectFiles {
+	names := make([]string, 0, len(files))
+	for name := range files {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(projectFiles[name]), 0o644))
+		require.NoError(t, os.WriteFile(path, []byte(files[name]), 0o644))
 		_, err := wt.Add(name)
 		require.NoError(t, err)
 	}
 	sig := &object.Signature{Name: "swebox", Email: "test@swebox.invalid", When: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	h, err := wt.Commit("base", &git.CommitOptions{Author: sig, Committer: sig})
 	require.NoError(t, err)
-	p.Base = h.String()
-	return p
+	return h.String()
 }
 
 // Instance is a dataset row of the project.

@@ -41,6 +41,11 @@ type ScriptOptions struct {
 	// its script; paths made of [A-Za-z0-9_./:=@%+,-] are written as is
 	// either way, so official datasets give the same script. Default off.
 	QuoteUnsafePaths bool
+	// InstallStatusFile, when set, follows the install step of the
+	// official Python script with "echo $? > InstallStatusFile", so that
+	// the caller learns whether the step, which the script does not stop
+	// for, succeeded. Default "": the official script.
+	InstallStatusFile string
 }
 
 // EvalScript returns eval.sh.
@@ -127,6 +132,9 @@ func (s TestSpec) pythonScript(reset string, opts ScriptOptions) []string {
 	conda()
 	if s.Install != "" && !opts.SkipInstall {
 		lines = append(lines, s.Install)
+		if opts.InstallStatusFile != "" {
+			lines = append(lines, "echo $? > "+opts.InstallStatusFile)
+		}
 	}
 	return append(lines,
 		reset,
