@@ -113,6 +113,7 @@ type dockerBackend struct {
 	// follows from it; podman.go.
 	factsCache       engineFactsCache
 	unenforcedLimits bool
+	rlimits          sync.Map // container id -> shell that sets its rlimits (podman.go)
 	log              *slog.Logger
 }
 
@@ -237,12 +238,16 @@ func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, 
 		cfg.OpenStdin, cfg.StdinOnce, cfg.AttachStdin = true, true, true
 	}
 	hc.AutoRemove = req.Leased
-	if err := d.adaptPodman(ctx, req.Spec, hc); err != nil {
+	rlimits, err := d.adaptPodman(ctx, req.Spec, cfg, hc)
+	if err != nil {
 		return "", err
 	}
 	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
 	if err != nil {
 		return "", dockerErr(err)
+	}
+	if rlimits != "" {
+		d.rlimits.Store(resp.ID, rlimits)
 	}
 	return resp.ID, nil
 }
@@ -254,7 +259,7 @@ func (d *dockerBackend) Start(ctx context.Context, id string) error {
 func (d *dockerBackend) StartAttached(ctx context.Context, id string, s stdio) (*mainProcess, error) {
 	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true, Stdin: s.Stdin != nil})
 	if err != nil {
-		return nil, fmt.Errorf("attach container: %w", dockerErr(err))
+		return nil, fmt.Errorf("attach container: %w", d.attachErr(ctx, id, err))
 	}
 	// Wait before starting, so that an exit right after the start is seen.
 	waitC, waitErrC := d.api.ContainerWait(context.WithoutCancel(ctx), id, container.WaitConditionNextExit)
@@ -278,7 +283,7 @@ func (d *dockerBackend) StartAttached(ctx context.Context, id string, s stdio) (
 
 func (d *dockerBackend) Exec(ctx context.Context, id string, req execCall) (execStatus, error) {
 	created, err := d.api.ContainerExecCreate(ctx, id, container.ExecOptions{
-		Cmd: req.Cmd, Env: req.Env, WorkingDir: req.WorkingDir, User: req.User,
+		Cmd: d.withRlimits(id, req.Cmd), Env: req.Env, WorkingDir: req.WorkingDir, User: req.User,
 		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -410,6 +415,7 @@ func (d *dockerBackend) Remove(ctx context.Context, id string) error {
 	err := d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err == nil || cerrdefs.IsNotFound(err) {
 		d.records.Delete(id)
+		d.rlimits.Delete(id)
 	}
 	return dockerErr(err)
 }

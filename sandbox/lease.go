@@ -71,7 +71,7 @@ type mainRecord struct {
 func (d *dockerBackend) StartLeased(ctx context.Context, id string) (func(), error) {
 	hj, err := d.api.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
-		return nil, fmt.Errorf("attach container: %w", dockerErr(err))
+		return nil, fmt.Errorf("attach container: %w", d.attachErr(ctx, id, err))
 	}
 	// Wait before starting, so that an exit right after the start is seen.
 	waitCtx, stopWait := context.WithCancel(context.WithoutCancel(ctx))

@@ -176,10 +176,10 @@ func (d *dockerBackend) libpodGet(ctx context.Context, path string, v any) error
 //   - Rootless without the cgroup controllers a limit needs, the create is
 //     refused, or with WithUnenforcedLimits the limit is dropped and a
 //     warning logged.
-func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, hc *container.HostConfig) error {
+func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, cfg *container.Config, hc *container.HostConfig) (rlimits string, err error) {
 	f, err := d.facts(ctx)
 	if err != nil || !f.podman {
-		return err
+		return "", err
 	}
 	if opts, ok := hc.Tmpfs[HomeDir]; ok {
 		kept := []string{}
@@ -200,12 +200,34 @@ func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, hc *container.H
 		if n := pidMax(); n > 0 && engineUser(d.Host()) == 0 {
 			hc.Ulimits = append(hc.Ulimits, &container.Ulimit{Name: "nproc", Soft: n, Hard: n})
 		}
-		return nil
+		return "", nil
+	}
+	// Rootless Podman 4.3 drops the Ulimits of a container created through
+	// its Docker-compatible API (the same limits given to `podman run
+	// --ulimit` hold). The shell sets them before it runs the main command,
+	// and before each command of the engine's exec (withRlimits); those of
+	// the exec agent descend from the main command.
+	rlimits = shellRlimits(hc.Ulimits)
+	if rlimits != "" {
+		cfg.Cmd = append([]string{"/bin/sh", "-c", rlimits + ` && exec "$0" "$@"`}, cfg.Cmd...)
+	}
+	// Docker's default network, "bridge", is slirp4netns for rootless
+	// Podman (its bridge needs a rootless network namespace it cannot
+	// always make: "failed to mount runtime directory for rootless netns").
+	if hc.NetworkMode == "bridge" {
+		hc.NetworkMode = "slirp4netns"
 	}
 	// A sandbox of uid 0 (Relax.Root) needs no keep-id: rootless Podman
-	// maps the container's root to the engine's user already.
+	// maps the container's root to the engine's user already. Podman 4.3
+	// cannot map the user's group to gid 0 (runc fails), so a sandbox of
+	// gid 0 keeps the container's gid 0 on a subordinate gid; the socket
+	// directory is the user's by uid alone.
 	if uid, gid, _ := parseUser(s.User); engineUser(d.Host()) == os.Getuid() && uid != 0 { // validated
-		hc.UsernsMode = container.UsernsMode(fmt.Sprintf("keep-id:uid=%d,gid=%d", uid, gid))
+		mode := fmt.Sprintf("keep-id:uid=%d,gid=%d", uid, gid)
+		if gid == 0 {
+			mode = fmt.Sprintf("keep-id:uid=%d", uid)
+		}
+		hc.UsernsMode = container.UsernsMode(mode)
 	}
 	var missing []string
 	need := func(field, controller string, set bool) {
@@ -218,18 +240,44 @@ func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, hc *container.H
 	need("NanoCPUs", "cpu", r.NanoCPUs > 0)
 	need("PidsLimit", "pids", r.PidsLimit != nil && *r.PidsLimit > 0)
 	if len(missing) == 0 {
-		return nil
+		return rlimits, nil
 	}
 	reason := fmt.Sprintf("rootless Podman with cgroup %s: the engine's user has the controllers %v", f.cgroupVersion, f.cgroupControllers)
 	if f.cgroupVersion == "v1" {
 		reason = "rootless Podman on a cgroup v1 host: no cgroup controller is delegated to an unprivileged user"
 	}
 	if !d.unenforcedLimits {
-		return &UnenforcedLimitsError{Host: d.Host(), Limits: missing, Reason: reason}
+		return "", &UnenforcedLimitsError{Host: d.Host(), Limits: missing, Reason: reason}
 	}
 	d.log.Warn("sandbox limits not enforced", "limits", missing, "reason", reason)
 	r.Memory, r.MemorySwap, r.NanoCPUs, r.PidsLimit = 0, 0, 0, nil
-	return nil
+	return rlimits, nil
+}
+
+// shellRlimits is the POSIX shell that sets ulimits (soft and hard): "ulimit
+// -n 4096 && ulimit -f 2097152", "" for none. ulimit -f counts 512-byte
+// blocks; a size that is no multiple of 512 is rounded down.
+func shellRlimits(ulimits []*container.Ulimit) string {
+	var parts []string
+	for _, u := range ulimits {
+		switch u.Name {
+		case "nofile":
+			parts = append(parts, fmt.Sprintf("ulimit -n %d", u.Hard))
+		case "fsize":
+			parts = append(parts, fmt.Sprintf("ulimit -f %d", u.Hard/512))
+		}
+	}
+	return strings.Join(parts, " && ")
+}
+
+// withRlimits returns cmd run by the shell that sets the rlimits of the
+// container id, when Podman did not set them (adaptPodman).
+func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
+	r, ok := d.rlimits.Load(id)
+	if !ok {
+		return cmd
+	}
+	return append([]string{"/bin/sh", "-c", r.(string) + ` && exec "$0" "$@"`}, cmd...)
 }
 
 // adaptInfo corrects a local engine's seam.Info for the user it runs as. An
@@ -255,4 +303,18 @@ func (d *dockerBackend) adaptInfo(i seam.Info) seam.Info {
 		}
 	}
 	return i
+}
+
+// attachErr is the error of an attach to a created container that failed.
+// Podman prepares the container for the attach and, when that fails, answers
+// 409 with why, which the Docker client drops ("unable to upgrade to tcp,
+// received 409"); a start reports the same failure with its message.
+func (d *dockerBackend) attachErr(ctx context.Context, id string, err error) error {
+	if !d.onPodman() {
+		return dockerErr(err)
+	}
+	if serr := d.api.ContainerStart(ctx, id, container.StartOptions{}); serr != nil {
+		return fmt.Errorf("%w: %w", dockerErr(err), dockerErr(serr))
+	}
+	return dockerErr(err)
 }

@@ -34,9 +34,14 @@ die() { log "error: $*"; exit 1; }
 
 rootful() { podman --root "$STORAGE/storage" --runroot "$RUN/rootful/run" "$@"; }
 user_home() { getent passwd "$PUSER" | cut -d: -f6; }
+# as_user runs a command as the test user, with a temporary directory of its
+# own: what root's runs left in /tmp (swebox-work, say) is not the user's.
 as_user() {
-  runuser -u "$PUSER" -- env -i PATH="$PATH" HOME="$(user_home)" USER="$PUSER" \
-    XDG_RUNTIME_DIR="$ROOTLESS_DIR" TMPDIR=/tmp "$@"
+  local home
+  home=$(user_home)
+  runuser -u "$PUSER" -- mkdir -p "$home/tmp"
+  runuser -u "$PUSER" -- env -i PATH="$PATH" HOME="$home" USER="$PUSER" \
+    XDG_RUNTIME_DIR="$ROOTLESS_DIR" TMPDIR="$home/tmp" "$@"
 }
 rootless() { as_user podman "$@"; }
 
@@ -73,6 +78,10 @@ make_user() {
   fi
   grep -q "^$PUSER:" /etc/subuid || echo "$PUSER:200000:65536" >>/etc/subuid
   grep -q "^$PUSER:" /etc/subgid || echo "$PUSER:200000:65536" >>/etc/subgid
+  # Rootless networking (slirp4netns, for a sandbox that relaxes network
+  # none) opens /dev/net/tun, which the kernel and udev make 0666; some
+  # machines ship it 0600.
+  [ -c /dev/net/tun ] && chmod 0666 /dev/net/tun
   local conf
   conf="$(user_home)/.config/containers/storage.conf"
   if [ ! -f "$conf" ]; then

@@ -1,0 +1,87 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/sandbox"
+)
+
+// cgroupLimitsPy prints the memory and process limits of the cgroup the
+// sandbox is in, as the kernel reports them there (cgroup v2, else v1):
+// "max" or a number each.
+const cgroupLimitsPy = `
+import os
+def first(*paths):
+    for p in paths:
+        try:
+            return open(p).read().strip()
+        except OSError:
+            pass
+    return "none"
+mem = first("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+pids = first("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max")
+print(mem, pids)
+`
+
+// TestLimitsEnforcedOrRefused: a sandbox's memory and process limits hold
+// inside it, as its cgroup shows them, or the engine cannot enforce them
+// (rootless Podman without cgroup v2 delegation) and Create refuses the
+// sandbox with ErrLimitsNotEnforced; with WithUnenforcedLimits the sandbox
+// then runs, its cgroup shows no such limit, and the client logged a
+// warning that names them.
+func TestLimitsEnforcedOrRefused(t *testing.T) {
+	const memory, pids = 256 << 20, 64
+	spec := sandbox.Spec{Image: testImage(), Limits: sandbox.Limits{Memory: memory, PidsLimit: pids}}
+	ctx := context.Background()
+	// testenv's client takes SWEBOX_TEST_UNENFORCED_LIMITS; this test
+	// makes its own clients, with and without the option.
+	c, err := sandbox.New(sandbox.WithSession(testenv.Session(t)), sandbox.WithExecAgent(false))
+	require.NoError(t, err)
+	testenv.SkipWithoutEngine(t, c)
+	t.Cleanup(func() {
+		_, err := c.Prune(context.Background(), sandbox.PruneRequest{})
+		require.NoError(t, err)
+		require.NoError(t, c.Close())
+	})
+	sb, err := c.Create(ctx, spec)
+	if err == nil {
+		t.Cleanup(func() { require.NoError(t, sb.Remove(context.Background())) })
+		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", cgroupLimitsPy}})
+		fields := strings.Fields(res.Stdout.String())
+		require.Len(t, fields, 2, res.Stderr.String())
+		assert.Equal(t, "268435456", fields[0], "the memory limit in the sandbox's cgroup")
+		// The exec agent, off here, would add its allowance.
+		assert.Equal(t, "64", fields[1], "the process limit in the sandbox's cgroup")
+		return
+	}
+	require.ErrorIs(t, err, sandbox.ErrLimitsNotEnforced)
+	var ule *sandbox.UnenforcedLimitsError
+	require.ErrorAs(t, err, &ule)
+	assert.Equal(t, []string{"Memory", "NanoCPUs", "PidsLimit"}, ule.Limits)
+	assert.Contains(t, err.Error(), "WithUnenforcedLimits")
+	assert.Empty(t, sessionContainers(t, c), "a refused sandbox leaves no container")
+
+	var logs bytes.Buffer
+	loose, err := sandbox.New(sandbox.WithSession(c.Session()), sandbox.WithExecAgent(false), sandbox.WithUnenforcedLimits(true),
+		sandbox.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, loose.Close()) })
+	sb, err = loose.Create(ctx, spec)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, sb.Remove(context.Background())) })
+	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", cgroupLimitsPy}})
+	fields := strings.Fields(res.Stdout.String())
+	require.Len(t, fields, 2, res.Stderr.String())
+	assert.NotEqual(t, "268435456", fields[0], "the refusal was right: the engine put no memory limit in the cgroup")
+	assert.NotEqual(t, "64", fields[1], "the refusal was right: the engine put no process limit in the cgroup")
+	assert.Contains(t, logs.String(), "sandbox limits not enforced")
+	assert.Contains(t, logs.String(), "Memory")
+}
