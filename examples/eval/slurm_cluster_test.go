@@ -1,0 +1,270 @@
+//go:build slurm
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/internal/cienv"
+	"github.com/swebox/swebox/internal/swebenchtest"
+	"github.com/swebox/swebox/internal/testenv"
+	"github.com/swebox/swebox/swebench"
+	"github.com/swebox/swebox/swebench/grade"
+)
+
+// The tests of eval slurm on the Slurm test cluster (scripts/slurm-local.sh
+// up; eval "$(scripts/slurm-local.sh env)"):
+//
+//	go test -tags slurm -run '^TestSlurm' ./examples/eval
+
+// slurmCluster skips (fails in CI) unless the Slurm test cluster
+// (scripts/slurm-local.sh) answers.
+func slurmCluster(t *testing.T) {
+	t.Helper()
+	conf := os.Getenv("SWEBOX_TEST_SLURM_CONF")
+	if conf == "" {
+		cienv.Skip(t, "no Slurm test cluster: scripts/slurm-local.sh up && eval \"$(scripts/slurm-local.sh env)\"")
+		return
+	}
+	t.Setenv("SLURM_CONF", conf)
+	out, err := exec.Command("scontrol", "ping").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is UP") {
+		cienv.Skip(t, "the Slurm test cluster of %s does not answer: %v: %s", conf, err, out)
+	}
+	skipWithoutEngine(t)
+}
+
+// slurmJobs counts the tasks of run id's jobs in the queue.
+func slurmJobs(t *testing.T, runID string) int {
+	t.Helper()
+	out, err := exec.Command("squeue", "--noheader", "--array", "--name", "swebox-"+runID, "--format", "%i").Output()
+	require.NoError(t, err)
+	return len(strings.Fields(string(out)))
+}
+
+// runContainers counts the containers labelled with run id on the local
+// engine, running or not.
+func runContainers(t *testing.T, runID string) int {
+	t.Helper()
+	return countContainers(t, swebench.LabelRun+"="+runID)
+}
+
+func countContainers(t *testing.T, label string) int {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+label).Output()
+	require.NoError(t, err)
+	return len(strings.Fields(string(out)))
+}
+
+// slurmDemo holds the exported demo and the verdicts of its run on this
+// machine, the reference the Slurm runs must equal.
+type slurmDemo struct {
+	bin              string
+	ds, preds, repos string
+	want             grade.RunReport
+}
+
+func newSlurmDemo(t *testing.T) slurmDemo {
+	t.Helper()
+	slurmCluster(t)
+	d := slurmDemo{bin: swebenchtest.BuildEval(t)}
+	d.ds, d.preds, d.repos = exportDemoT(t)
+	runID := "slurm-ref-" + testenv.Session(t)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	code := run(context.Background(), append(d.runFlags(runID, dir), "--max_workers", "4"), nil, &out, &out)
+	require.Equal(t, exitOK, code, out.String())
+	d.want = readRunReport(t, filepath.Join(dir, demoModel+"."+runID+".json"))
+	// The demo's seven verdicts, as the demo documents them.
+	r := buildDemoRepoT(t)
+	cases, err := readDemoCases(demoFS(), r.Repo, r.Commits)
+	require.NoError(t, err)
+	require.Len(t, cases, 7)
+	want := map[swebench.Status][]string{}
+	for _, c := range cases {
+		want[c.Expected] = append(want[c.Expected], c.Instance.InstanceID)
+	}
+	require.Equal(t, want[swebench.StatusResolved], d.want.ResolvedIDs)
+	require.Equal(t, want[swebench.StatusUnresolved], d.want.UnresolvedIDs)
+	require.Equal(t, want[swebench.StatusError], d.want.ErrorIDs)
+	require.Equal(t, want[swebench.StatusEmptyPatch], d.want.EmptyPatchIDs)
+	return d
+}
+
+// runFlags are the flags of the demo's run with id runID, writing under dir.
+func (d slurmDemo) runFlags(runID, dir string) []string {
+	return append([]string{"-d", d.ds, "-p", d.preds, "--repos", d.repos, "--timeout", "20", "--run_id", runID,
+		"--log_dir", dir, "--report_dir", dir}, imageArgs()...)
+}
+
+// slurmCommand is eval slurm over the test cluster: two shards, each
+// taking a whole node (two CPUs).
+func (d slurmDemo) slurmCommand(runID, dir string) *exec.Cmd {
+	args := append([]string{"slurm", "--shards", "2", "--cpus_per_task", "2", "--poll", "200ms", "--"}, d.runFlags(runID, dir)...)
+	return exec.Command(d.bin, append(args, "--max_workers", "2")...)
+}
+
+// checkSame asserts that the run report of runID in dir is the reference.
+func (d slurmDemo) checkSame(t *testing.T, runID, dir string) {
+	t.Helper()
+	got := readRunReport(t, filepath.Join(dir, demoModel+"."+runID+".json"))
+	assert.Equal(t, d.want, got, "the Slurm run's report differs from the run on one machine")
+}
+
+// checkNothingLeft asserts that the run left no job in the queue and no
+// container on the engine (a killed eval's containers end with its lease).
+func checkNothingLeft(t *testing.T, runID string) {
+	t.Helper()
+	assert.Zero(t, slurmJobs(t, runID), "jobs of the run are still queued")
+	assert.Eventually(t, func() bool { return runContainers(t, runID) == 0 }, 2*time.Minute, time.Second,
+		"the run left containers behind")
+}
+
+// The demo over two Slurm nodes gives the report of the run on one
+// machine, verdict for verdict, and leaves nothing behind.
+func TestSlurmDemo(t *testing.T) {
+	d := newSlurmDemo(t)
+	runID := "slurm-demo-" + testenv.Session(t)
+	dir := t.TempDir()
+	out, err := d.slurmCommand(runID, dir).CombinedOutput()
+	t.Log(string(out))
+	require.NoError(t, err)
+	d.checkSame(t, runID, dir)
+	assert.Regexp(t, `submitted job array \d+: shards 1-2 of 2`, string(out))
+	assert.Regexp(t, `shard 1/2 \(job \d+_1\): running on n\d`, string(out))
+	assert.Regexp(t, `(?m)^\[6/6\] swebox__demo-\d: `, string(out), "progress numbers the verdicts over the run")
+	assert.Contains(t, string(out), "outcomes: 2 resolved, 2 unresolved, 1 patch_failed, 1 timed_out, 1 empty_patch\n")
+	checkNothingLeft(t, runID)
+
+	// A rerun finds both shards finished and only merges again.
+	out, err = d.slurmCommand(runID, dir).CombinedOutput()
+	t.Log(string(out))
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "shard 1/2: finished in an earlier submission, kept")
+	assert.Contains(t, string(out), "shard 2/2: finished in an earlier submission, kept")
+	assert.NotContains(t, string(out), "submitted job array")
+	d.checkSame(t, runID, dir)
+}
+
+// hangingShard waits until the demo's hanging instance (swebox__demo-6,
+// 20 s timeout) has its container, and returns the node that runs its
+// shard: its evaluation is then certainly in flight.
+func hangingShard(t *testing.T, runID string) string {
+	t.Helper()
+	hanging := swebench.LabelRun + "=" + runID + "," + swebench.LabelInstance + "=swebox__demo-6"
+	require.Eventually(t, func() bool {
+		out, err := exec.Command("docker", "ps", "-q", "--filter", "label="+swebench.LabelRun+"="+runID,
+			"--filter", "label="+swebench.LabelInstance+"=swebox__demo-6").Output()
+		return err == nil && len(strings.Fields(string(out))) > 0
+	}, 3*time.Minute, 100*time.Millisecond, "the hanging instance never got its container (%s)", hanging)
+	// The demo's ids sorted: swebox__demo-6 is the sixth, index 5, so it
+	// is in shard 2 of 2.
+	ids := []string{"swebox__demo-1", "swebox__demo-2", "swebox__demo-3", "swebox__demo-4", "swebox__demo-5", "swebox__demo-6", "swebox__demo-7"}
+	require.Contains(t, swebench.Shard{Index: 2, Count: 2}.Slice(ids), "swebox__demo-6")
+	out, err := exec.Command("squeue", "--noheader", "--array", "--name", "swebox-"+runID, "--format", "%K %N").Output()
+	require.NoError(t, err)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "2" {
+			return f[1]
+		}
+	}
+	t.Fatalf("shard 2 runs on no node: squeue says %q", out)
+	return ""
+}
+
+// slurmScript runs scripts/slurm-local.sh with args.
+func slurmScript(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(moduleDir(t), "scripts", "slurm-local.sh"), args...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "slurm-local.sh %v: %s", args, out)
+	t.Logf("slurm-local.sh %v: %s", args, out)
+}
+
+func moduleDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	return filepath.Clean(filepath.Join(wd, "..", ".."))
+}
+
+// A node that dies in the middle of the run (its slurmd and the shard's
+// processes killed, as a machine that loses power) costs no verdict: its
+// shard is submitted again, runs on the other node, skips the instances
+// it had finished and evaluates the others, and the run's report is the
+// one machine's.
+func TestSlurmNodeDeath(t *testing.T) {
+	d := newSlurmDemo(t)
+	runID := "slurm-node-" + testenv.Session(t)
+	dir := t.TempDir()
+	cmd := d.slurmCommand(runID, dir)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = cmd.Stderr
+	require.NoError(t, cmd.Start())
+	var log strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+		}
+	}()
+	node := hangingShard(t, runID)
+	slurmScript(t, "node", "kill", node)
+	t.Cleanup(func() { slurmScript(t, "node", "start", node) })
+	<-done
+	err = cmd.Wait()
+	t.Log(log.String())
+	require.NoError(t, err)
+	d.checkSame(t, runID, dir)
+	assert.Regexp(t, `shard 2/2 \(job \d+_2\) ended NODE_FAIL on `+node+` without finishing: submitting it again`, log.String())
+	assert.Regexp(t, regexp.MustCompile(`submitted job array \d+: shards 2 of 2`), log.String())
+	checkNothingLeft(t, runID)
+}
+
+// Ctrl-C cancels the run's jobs (scancel): none is left in the queue and
+// no container on the engine; the same command then resumes and gives the
+// one machine's report.
+func TestSlurmInterrupt(t *testing.T) {
+	d := newSlurmDemo(t)
+	runID := "slurm-int-" + testenv.Session(t)
+	dir := t.TempDir()
+	queued := -1
+	log, err := interruptAfterVerdict(t, d.slurmCommand(runID, dir), func() {
+		hangingShard(t, runID)
+		queued = slurmJobs(t, runID)
+	})
+	t.Log(log)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitInterrupted, ee.ExitCode())
+	assert.Positive(t, queued, "the run's jobs were queued when the signal came")
+	assert.Regexp(t, `cancelled job array \d+ \(scancel \d+\)`, log)
+	assert.Zero(t, slurmJobs(t, runID), "the interrupted run left jobs in the queue")
+	assert.Eventually(t, func() bool { return runContainers(t, runID) == 0 }, time.Minute, time.Second,
+		"the interrupted run left containers behind")
+	_, err = os.Stat(filepath.Join(dir, demoModel+"."+runID+".json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "an interrupted run writes no merged report")
+
+	out, err := d.slurmCommand(runID, dir).CombinedOutput()
+	t.Log(string(out))
+	require.NoError(t, err)
+	assert.Regexp(t, `\(report\.json from an earlier run\)|finished in an earlier submission, kept`, string(out),
+		"the rerun keeps what the first run finished")
+	d.checkSame(t, runID, dir)
+	checkNothingLeft(t, runID)
+}
