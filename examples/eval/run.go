@@ -196,6 +196,9 @@ func evaluate(ctx context.Context, o runOptions, stdout, w io.Writer, hooks *run
 			}
 		}()
 		cfg.Sandboxes = clients
+		if o.Engine.UnenforcedLimits {
+			fmt.Fprintln(w, "notice: --unenforced_limits: on an engine that cannot enforce them (rootless Podman without cgroup v2 delegation), sandboxes run without their memory, CPU and process limits")
+		}
 		if o.TaskRepo != "" {
 			building := toBuild(o, tasks, preds)
 			for _, c := range clients {
