@@ -209,6 +209,8 @@ var runFlagSpecs = []flagSpec{
 		value: func(o *runOptions) flag.Value { return (*stringValue)(&o.Runtime) }},
 	{names: []string{"memory"}, arg: "BYTES", swebox: true, usage: "memory limit of every sandbox, swap equal to it (e.g. 4g); default 2g",
 		value: func(o *runOptions) flag.Value { return bytesValue{&o.Limits.Memory} }},
+	{names: []string{"disk_limit"}, arg: "BYTES", swebox: true, usage: "prebuilt mode: disk each sandbox may write to its root filesystem, copy-on-write over the instance image (e.g. 20g); past it the sandbox is killed and the instance is disk_limit; default 10g",
+		value: func(o *runOptions) flag.Value { return bytesValue{&o.Limits.Disk} }},
 	{names: []string{"cpus"}, arg: "N", swebox: true, usage: "CPUs of every sandbox (e.g. 1.5); default 2",
 		value: func(o *runOptions) flag.Value { return cpusValue{&o.Limits.NanoCPUs} }},
 	{names: []string{"pids_limit"}, arg: "N", swebox: true, usage: "processes and threads of every sandbox; default 512",
