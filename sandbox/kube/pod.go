@@ -193,6 +193,12 @@ func podFor(s sandbox.Spec, cmd []string, labels map[string]string, pull corev1.
 			Volumes: vols,
 		},
 	}
+	if s.Relax.WritableRootFS {
+		// The container's writable layer (and its logs) count toward
+		// ephemeral-storage, which the kubelet bounds by evicting the pod:
+		// a lost sandbox, never a verdict.
+		pod.Spec.Containers[0].Resources.Limits[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(s.Limits.Disk, resource.BinarySI)
+	}
 	if s.Relax.NoInit {
 		pod.Spec.ShareProcessNamespace = &no
 	}
