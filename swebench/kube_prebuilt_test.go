@@ -52,10 +52,13 @@ const (
 // Prebuilt mode on the cluster: the official-style instance image, built
 // with Docker and copied into the nodes, gives the verdicts Docker gives on
 // the same image (resolved with the gold patch, unresolved with a
-// regression); /testbed in the pod holds the image's files with their modes
-// and owners, as Docker's volume does, and is writable while the root
-// filesystem is not; an image without /testbed gets an empty one; a copy
-// that fails names the image and the directory; no pod is left.
+// regression); the evaluation's pod has a writable root, copy-on-write
+// over the image, with /testbed writable and no copy; with a read-only root
+// (ReadOnlyRootSpec, task environments) /testbed in the pod holds the
+// image's files with their modes and owners, as Docker's volume does, and
+// is writable while the root filesystem is not; an image without /testbed
+// gets an empty one; a copy that fails names the image and the directory;
+// no pod is left.
 func TestKubePrebuiltMode(t *testing.T) {
 	script := k8sLocal(t)
 	kube := kubetest.Client(t)
@@ -163,8 +166,9 @@ func TestKubePrebuiltMode(t *testing.T) {
 		return res.Stdout.String() + res.Stderr.String()
 	}
 	prebuilt := swebench.SandboxSpec(refs[0])
+	seeded := swebench.ReadOnlyRootSpec(refs[0])
 	// The listing reads uid 1000's private directory too.
-	lister := swebench.SandboxSpec(refs[0])
+	lister := swebench.ReadOnlyRootSpec(refs[0])
 	lister.Relax.CapAdd = []string{"CAP_DAC_READ_SEARCH"}
 	want := shell(f.client, lister, manifest)
 	require.Contains(t, want, "./owned/private drwx------ 1000:1000 \n", "the image holds the files the test checks")
@@ -172,8 +176,11 @@ func TestKubePrebuiltMode(t *testing.T) {
 	require.Contains(t, want, "./tools drwxrwsr-x 0:0")
 	assert.Equal(t, want, shell(kube, lister, manifest), "/testbed in the pod has the image's files, modes and owners, as Docker's volume has")
 	assert.Equal(t, "0\nx\n?? new-file\n", shell(kube, prebuilt, writeProbe), "the sandbox user (root in prebuilt mode) writes /testbed")
-	assert.Contains(t, shell(kube, prebuilt, rootProbe), "Read-only file system", "the root filesystem stays read-only")
-	assert.NotContains(t, shell(kube, prebuilt, rootProbe), "exit 0")
+	assert.Equal(t, "0\nx\n?? new-file\n", shell(kube, seeded, writeProbe), "so does the sandbox of a read-only root")
+	assert.Contains(t, shell(kube, seeded, rootProbe), "Read-only file system", "the read-only root stays read-only")
+	assert.NotContains(t, shell(kube, seeded, rootProbe), "exit 0")
+	assert.Contains(t, shell(kube, prebuilt, rootProbe+"; ls /usr/swebox-probe"), "exit 0\n/usr/swebox-probe\n", "the evaluation's root is writable")
+	assert.Contains(t, shell(kube, prebuilt, "ls /usr/swebox-probe"), "No such file", "copy-on-write: another pod of the image does not see the write")
 
 	// As uid 1000, the files are the image's, the user's own, and writable.
 	user := sandbox.Spec{Image: refs[0], WorkingDir: "/testbed", Mounts: []sandbox.Mount{{Type: "volume", Target: "/testbed"}}}
@@ -183,7 +190,7 @@ func TestKubePrebuiltMode(t *testing.T) {
 	assert.Contains(t, shell(f.client, user, names), "/testbed/calc.py\n", "Docker's volume keeps the image's owner (root)")
 
 	// An image without /testbed: the volume is there, empty and writable.
-	bare := swebench.SandboxSpec(testenv.Image())
+	bare := swebench.ReadOnlyRootSpec(testenv.Image())
 	assert.Equal(t, "empty\n0\nx\n", shell(kube, bare, `ls -A /testbed | grep -q . || echo empty; id -u; echo x > /testbed/f && cat /testbed/f`))
 
 	// uid 1000 cannot read root's private file, so the copy fails: the pod
