@@ -168,11 +168,6 @@ func checkSlurmRun(o runOptions) error {
 }
 
 func newSlurmRun(so slurmOptions, o runOptions, words []string, stderr io.Writer) (*slurmRun, error) {
-	for _, c := range []string{"sbatch", "squeue", "scancel", "scontrol"} {
-		if _, err := exec.LookPath(c); err != nil {
-			return nil, fmt.Errorf("%s is not on PATH: eval slurm runs on a machine that submits Slurm jobs (a login node)", c)
-		}
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -197,6 +192,11 @@ func newSlurmRun(so slurmOptions, o runOptions, words []string, stderr io.Writer
 	if o.PredictionsPath != "gold" {
 		if _, err := loadPredictions(abs(o.PredictionsPath)); err != nil {
 			return nil, err
+		}
+	}
+	for _, c := range []string{"sbatch", "squeue", "scancel", "scontrol"} {
+		if _, err := exec.LookPath(c); err != nil {
+			return nil, fmt.Errorf("%s is not on PATH: eval slurm runs on a machine that submits Slurm jobs (a login node)", c)
 		}
 	}
 	for i := 1; i <= so.Shards; i++ {

@@ -130,3 +130,37 @@ func TestSlurmMerge(t *testing.T) {
 	assert.Equal(t, exitFailure, r.merge(&out))
 	assert.Contains(t, r.stderr.(*bytes.Buffer).String(), "the shards name different runs")
 }
+
+// Bad input stops eval slurm before anything is queued or written, with
+// the file and line at fault.
+func TestSlurmBadInput(t *testing.T) {
+	ds, preds, _ := exportDemoT(t)
+	b, err := os.ReadFile(preds)
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "preds.jsonl")
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	require.NoError(t, os.WriteFile(bad, append(append(first, '\n'), []byte("{\"instance_id\": 3}\n")...), 0o644))
+	logDir := t.TempDir()
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"slurm", "--shards", "2", "--", "-d", ds, "-p", bad, "--run_id", "bad", "--log_dir", logDir}, nil, &out, &out)
+	t.Log(out.String())
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, out.String(), bad+":2")
+	assert.NotContains(t, out.String(), "submitted")
+	_, err = os.Stat(filepath.Join(logDir, "slurm"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing of the run was written")
+}
+
+// The Slurm flags become the job array's sbatch options; the run's flags
+// follow the job script's own arguments unchanged.
+func TestSlurmSbatchArgs(t *testing.T) {
+	r := &slurmRun{so: slurmOptions{Shards: 4, Partition: "gpu", Time: "2:00:00", CPUsPerTask: 8, Mem: "16G", SbatchArgs: []string{"--account=lab"}},
+		o: runOptions{RunID: "r1"}, words: []string{"-d", "lite", "--run_id", "r1"}, cwd: "/home/u", dir: "/shared/logs/slurm/r1", logDir: "/shared/logs", bin: "/shared/logs/slurm/r1/eval"}
+	assert.Equal(t, []string{"--parsable", "--job-name", "swebox-r1", "--array", "2,4", "--chdir", "/home/u", "--no-requeue",
+		"--output", "/shared/logs/slurm/r1/shard-%a-of-4/eval-%A.log",
+		"--partition", "gpu", "--time", "2:00:00", "--cpus-per-task", "8", "--mem", "16G", "--account=lab",
+		"/shared/logs/slurm/r1/job.sh", "4", "/shared/logs/slurm/r1", "/shared/logs", "/shared/logs/slurm/r1/eval",
+		"-d", "lite", "--run_id", "r1"}, r.sbatchArgs([]int{4, 2}))
+	assert.Equal(t, []string{"--shards", "4", "--partition", "gpu", "--time", "2:00:00", "--cpus_per_task", "8", "--mem", "16G",
+		"--sbatch_arg=--account=lab", "--", "-d", "lite", "--run_id", "r1"}, r.ownWords())
+}
