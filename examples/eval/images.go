@@ -80,7 +80,11 @@ func runImages(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"With a SWE-bench 5.0.2 task repository (sweb.yaml, tasks/<id>/) it builds, as 5.0.2's `swebench images build`,\n"+
 			"each selected task's Dockerfile with its task directory as the context, named "+harness.TaskImage("<id>", "", "<tag>", imagebuild.ArchX86_64)+"\n"+
 			"(under -n: "+harness.TaskImage("<id>", "<NS>", "<tag>", imagebuild.ArchX86_64)+", lower case) for linux/amd64, files and logs under logs/image_builder/<name>/;\n"+
-			"the repository is checked first. --push pushes each image under that name (give -n REGISTRY/NS).")
+			"the repository is checked first. --push pushes each image under that name (give -n REGISTRY/NS).\n\n"+
+			"A row that carries its own Dockerfile (SWE-PolyBench's) gets its image built from it, as its harness builds\n"+
+			"one, over a checkout of the repository at base_commit (--repos first, then GitHub), named as eval names the\n"+
+			"row's image (the family's namespace, --instance_image_tag) and as the harness does (polybench_<language>_<id>);\n"+
+			"build logs under logs/build_images/rows/<id>/build.log (--dry_run: the Dockerfile there).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, normalizeArgs(args[1:]))
@@ -157,9 +161,10 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	rows, official := splitRowDockerfiles(sel.Instances)
 	var specs []imagebuild.Spec
 	unplanned, downloads := 0, false
-	for _, inst := range sel.Instances {
+	for _, inst := range official {
 		s, err := p.For(ctx, inst)
 		if err != nil {
 			unplanned++
@@ -181,13 +186,20 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote the files of %d images for %d instances (dry run, nothing built)\n", len(dirs), len(specs))
-		return unplannedErr(unplanned)
+		return errors.Join(writeRowDockerfiles(o, rows, stdout, stderr), unplannedErr(unplanned))
+	}
+	if len(rows) > 0 && o.push != "" {
+		return fmt.Errorf("--push: %d rows carry their own Dockerfile (%s, ...), whose images eval images build does not push; build them without --push and push them with docker push", len(rows), rows[0].InstanceID)
 	}
 	c, err := sandbox.New()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	rowsErr := buildRowImages(ctx, c, o, rows, stdout, stderr)
+	if len(official) == 0 {
+		return rowsErr
+	}
 	res, err := imagebuild.Build(ctx, c, imagebuild.BuildRequest{
 		Specs: specs, Dir: o.dir, ForceRebuild: o.forceRebuild, MaxWorkers: o.maxWorkers, Push: o.push,
 		Progress: func(e imagebuild.Event) { fmt.Fprintln(stderr, progressLine(e)) },
@@ -209,7 +221,7 @@ func buildImages(ctx context.Context, o imagesOptions, stdout, stderr io.Writer)
 		}
 		fmt.Fprintf(stdout, "%s\t%s\n", s.InstanceID, r.Image)
 	}
-	var errs []error
+	errs := []error{rowsErr}
 	if failed > 0 {
 		errs = append(errs, fmt.Errorf("%d of %d instances have no image (see above)", failed, len(specs)))
 	}

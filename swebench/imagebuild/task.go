@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -259,38 +258,11 @@ func taskContext(t TaskImage) ([]byte, string, error) {
 			return nil, "", err
 		}
 		defer root.Close()
-		err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || p == "." {
-				return err
-			}
+		err = hostfs.TarTree(tw, root, func(p string) (bool, error) {
 			if p == taskDockerfile {
-				return fmt.Errorf("%s: the name is reserved for the Dockerfile sent", filepath.Join(t.ContextDir, p))
+				return false, fmt.Errorf("%s: the name is reserved for the Dockerfile sent", filepath.Join(t.ContextDir, p))
 			}
-			info, err := root.Lstat(p)
-			if err != nil {
-				return err
-			}
-			hdr, err := hostfs.TarHeader(info, p, func() (string, error) { return root.Readlink(p) })
-			if err != nil {
-				return err
-			}
-			hdr.ModTime = time.Unix(0, 0)
-			if d.IsDir() {
-				hdr.Name += "/"
-			}
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
-			if !info.Mode().IsRegular() {
-				return nil
-			}
-			f, err := root.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = io.Copy(tw, f)
-			return err
+			return true, nil
 		})
 		if err != nil {
 			return nil, "", err
