@@ -172,7 +172,7 @@ func (s *Sandbox) exists(ctx context.Context, p string) bool {
 // layer beneath it. Elsewhere copies run tar in the sandbox through exec.
 func (s *Sandbox) archiver(p string) (archiver, bool) {
 	ar, ok := s.c.b.(archiver)
-	if !ok || s.onTmpfs(p) {
+	if !ok || s.onTmpfs(p) || info(s.c.b).ArchiveFollowsLinks {
 		return nil, false
 	}
 	return ar, true

@@ -280,7 +280,11 @@ func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
 	return append([]string{"/bin/sh", "-c", r.(string) + ` && exec "$0" "$@"`}, cmd...)
 }
 
-// adaptInfo corrects a local engine's seam.Info for the user it runs as. An
+// adaptInfo corrects a local engine's seam.Info for the user it runs as,
+// and for Podman, whose archive endpoint follows a symbolic link in a bind
+// mount (a copy out of /workspace/link, a link to /etc/passwd, gave a file
+// where Docker's gives the link), so that copies go through tar in the
+// sandbox. An
 // engine that runs as another unprivileged user (rootless Podman or Docker
 // of someone else) cannot open this process's private directories, so its
 // sandboxes see no host files and reach no exec agent: workspaces are copied
@@ -288,6 +292,7 @@ func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
 // this process's user maps the sandbox's user to it (adaptPodman), so the
 // agent's directory needs no chown.
 func (d *dockerBackend) adaptInfo(i seam.Info) seam.Info {
+	i.ArchiveFollowsLinks = d.onPodman()
 	if !i.SharesHostFiles {
 		return i
 	}

@@ -97,7 +97,14 @@ start_rootful() {
   answers "$ROOTFUL_SOCK" && return 0
   log "starting the rootful service on $ROOTFUL_SOCK"
   rm -f "$ROOTFUL_SOCK"
-  setsid podman --root "$STORAGE/storage" --runroot "$RUN/rootful/run" \
+  # Podman gives a rootful container or build step RLIMIT_NPROC 1048576
+  # unless told otherwise, which runc cannot set where root lacks
+  # CAP_SYS_RESOURCE or the kernel caps it at pid_max ("error setting rlimit
+  # type 6"). sandbox sets it on its containers itself; builds (buildah's RUN
+  # steps) take this default.
+  printf '[containers]\ndefault_ulimits = ["nproc=%s:%s"]\n' \
+    "$(cat /proc/sys/kernel/pid_max)" "$(cat /proc/sys/kernel/pid_max)" >"$RUN/rootful/containers.conf"
+  CONTAINERS_CONF=$RUN/rootful/containers.conf setsid podman --root "$STORAGE/storage" --runroot "$RUN/rootful/run" \
     system service --time 0 "unix://$ROOTFUL_SOCK" >"$RUN/rootful/service.log" 2>&1 </dev/null &
   echo $! >"$RUN/rootful/service.pid"
   wait_sock "$ROOTFUL_SOCK" "$RUN/rootful/service.log"

@@ -181,6 +181,11 @@ type Info struct {
 	// this process runs as (rootless Podman maps it so), so that what this
 	// process makes for the sandbox needs no chown.
 	SandboxUserIsCaller bool
+	// ArchiveFollowsLinks: the engine's archive endpoint resolves symbolic
+	// links in the paths it copies (Podman 4.3, in a bind mount), so copies
+	// run tar in the sandbox through exec instead, where a link reaches
+	// nothing of the host's.
+	ArchiveFollowsLinks bool
 }
 
 // Describer is implemented by a Backend that reports an Info.
