@@ -70,8 +70,8 @@ func buildProStandin(t *testing.T, c *sandbox.Client, p swebenchtest.Project, im
 // patch resolves; a patch that fixes nothing does not; a patch that does
 // not apply leaves the tests to run on the base commit, unresolved as Pro
 // grades it (with patch_successfully_applied false); a patch whose tests
-// look around the sandbox finds no network, no capabilities and a
-// read-only root; an image in which the workspace cannot be set up is an
+// look around the sandbox finds root without capabilities and no network
+// but loopback; an image in which the workspace cannot be set up is an
 // error instance, not a verdict.
 func TestProRunsAsItsHarness(t *testing.T) {
 	c := testenv.Client(t)
@@ -86,12 +86,7 @@ func TestProRunsAsItsHarness(t *testing.T) {
 	bad := "diff --git a/nothere.py b/nothere.py\n--- a/nothere.py\n+++ b/nothere.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y = 3\n"
 	probe := swebenchtest.ConftestDiff(`import os
 caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
-try:
-    open("/etc/pro-probe", "w")
-    ro = "no"
-except OSError:
-    ro = "yes"
-raise RuntimeError("PROBE uid=%d caps=%s net=%s readonly_root=%s" % (os.getuid(), caps, ",".join(sorted(os.listdir("/sys/class/net"))), ro))
+raise RuntimeError("PROBE uid=%d caps=%s net=%s" % (os.getuid(), caps, ",".join(sorted(os.listdir("/sys/class/net")))))
 `)
 	cfg := p.Config(t, c, "pro", []dataset.Instance{proRow(proStandinID, p.Base)}, nil)
 	cfg.Repos, cfg.Image, cfg.Namespace, cfg.MaxWorkers = nil, "", ns, 1
@@ -112,7 +107,7 @@ raise RuntimeError("PROBE uid=%d caps=%s net=%s readonly_root=%s" % (os.getuid()
 		{"broken", bad, swebench.StatusUnresolved, false, swebench.Fraction{Passed: 0, Total: 1}, swebench.Fraction{Passed: 2, Total: 2},
 			"error: nothere.py: No such file or directory"},
 		{"probe", probe, swebench.StatusUnresolved, true, swebench.Fraction{Passed: 0, Total: 1}, swebench.Fraction{Passed: 0, Total: 2},
-			"PROBE uid=0 caps=0000000000000000 net=lo readonly_root=yes"},
+			"PROBE uid=0 caps=0000000000000000 net=lo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := cfg
