@@ -49,11 +49,12 @@ func orphanOwner(session string) {
 		fmt.Fprintln(os.Stderr, "orphan owner:", err)
 		os.Exit(2)
 	}
-	c, err := sandbox.New(sandbox.WithSession(session))
+	limits := sandbox.WithUnenforcedLimits(testenv.UnenforcedLimits())
+	c, err := sandbox.New(sandbox.WithSession(session), limits)
 	if err != nil {
 		fail(err)
 	}
-	oc, err := sandbox.New(sandbox.WithSession(session), sandbox.WithDockerAPI(startHangs{sandbox.EngineOf(c)}))
+	oc, err := sandbox.New(sandbox.WithSession(session), sandbox.WithDockerAPI(startHangs{sandbox.EngineOf(c)}), limits)
 	if err != nil {
 		fail(err)
 	}

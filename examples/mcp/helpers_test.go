@@ -91,7 +91,11 @@ func engine(t testing.TB) *sandbox.Client {
 
 // baseArgs are the flags every test server gets: the test's label and image.
 func baseArgs(c *sandbox.Client, extra ...string) []string {
-	return append([]string{"--name", c.Session(), "--image", testenv.Image()}, extra...)
+	args := []string{"--name", c.Session(), "--image", testenv.Image()}
+	if testenv.UnenforcedLimits() {
+		args = append(args, "--unenforced_limits")
+	}
+	return append(args, extra...)
 }
 
 // stdioServer is the built server run over stdio by the SDK's client.
