@@ -184,10 +184,7 @@ func newEvaluator(cfg Config) (*evaluator, error) {
 		}
 		base = append(base, spec.WithOverrides(o))
 	}
-	if cfg.ProCheckout != "" {
-		if fi, err := os.Stat(cfg.ProCheckout); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("evaluate: %w", &ConfigError{Field: "ProCheckout", Value: cfg.ProCheckout, Reason: "not a directory (a checkout of scaleapi/SWE-bench_Pro-os)"})
-		}
+	if cfg.ProCheckout != "" { // a directory: Validate
 		base = append(base, spec.WithFamilyFiles(os.DirFS(cfg.ProCheckout)))
 	}
 	ns := cfg.Namespace

@@ -2,6 +2,7 @@ package swebench
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -42,6 +43,11 @@ func (cfg Config) Validate() error {
 	if cfg.Family != "" {
 		if _, ok := family.Lookup(cfg.Family); !ok {
 			return &ConfigError{Field: "Family", Value: cfg.Family, Reason: "want one of " + strings.Join(family.Names(), ", "), Err: family.ErrUnknownFamily}
+		}
+	}
+	if cfg.ProCheckout != "" {
+		if fi, err := os.Stat(cfg.ProCheckout); err != nil || !fi.IsDir() {
+			return &ConfigError{Field: "ProCheckout", Value: cfg.ProCheckout, Reason: "not a directory (a checkout of scaleapi/SWE-bench_Pro-os)", Err: err}
 		}
 	}
 	if cfg.ImageMap != nil && cfg.ImageMapFile != "" {
