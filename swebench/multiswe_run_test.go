@@ -22,6 +22,7 @@ import (
 	"github.com/swebox/swebox/swebench"
 	"github.com/swebox/swebox/swebench/dataset"
 	"github.com/swebox/swebox/swebench/family"
+	"github.com/swebox/swebox/swebench/grade"
 )
 
 // autotoolsImage is the test image with autoconf, automake and make, which
@@ -260,4 +261,37 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 		assert.Nil(t, got.Report)
 	})
 	assert.Zero(t, testenv.CountLeftovers(t, c, c.Session()).Containers)
+}
+
+// GradeLog grades a Multi-SWE-bench fix-run log as the evaluator does:
+// the class's parse, the harness's verdict; a log without test results is
+// unresolved; a log that is not UTF-8 is an error, as the harness's strict
+// decode of the container's log fails the instance; a log that begins with
+// the eval script's layout line is an error, not a verdict.
+func TestMultiSWEGradeLog(t *testing.T) {
+	row := multiSWEJqRow(t, 4242, strings.Repeat("ab", 20), "diff --git a/f b/f\n", "diff --git a/t b/t\n")
+	for _, tc := range []struct {
+		name, log string
+		resolved  bool
+		usable    bool
+		err       error
+	}{
+		{"resolved", "make  check-TESTS\nPASS: tests/add.test\nPASS: tests/mul.test\n", true, true, nil},
+		{"add still fails", "FAIL: tests/add.test\r\nPASS: tests/mul.test\r\n", false, true, nil},
+		{"no tests", "error: patch failed: src/calc.sh:1\n", false, false, nil},
+		{"not UTF-8", "PASS: tests/add.test\nPASS: tests/mul.test\n\xff\xfe\n", false, false, grade.ErrInvalidUTF8},
+		{"image without layout", family.MultiSWEImageMarker + "\nPASS: tests/add.test\nPASS: tests/mul.test\n", false, false, family.ErrMultiSWEImage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := swebench.GradeLog(swebench.GradeRequest{Instance: row, Log: []byte(tc.log), Fresh: true})
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, family.GradingMultiSWE, rep.Notes.Grading)
+			assert.Equal(t, tc.resolved, rep.Resolved)
+			assert.Equal(t, tc.usable, rep.PatchSuccessfullyApplied)
+		})
+	}
 }
