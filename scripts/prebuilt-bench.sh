@@ -72,6 +72,11 @@ for size, count, nfiles in (("big", big, files), ("small", small, 0)):
         open(os.path.join(d, "pkg", "gen", f"m{i:05d}.py"), "w").write(body)
     git(d, "init", "-q")
     git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "the generated tree")
+    # base_commit is a small commit, as a real one is: the eval script's
+    # git show prints it.
+    open(os.path.join(d, "README"), "w").write("stand-in repository\n")
+    git(d, "add", "README")
     git(d, "commit", "-q", "-m", "base")
     base = git(d, "rev-parse", "HEAD").strip()
     repo = f"bench/{size}"
