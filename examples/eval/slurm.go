@@ -43,7 +43,8 @@ const slurmUsage = `Usage: eval slurm --shards N [SLURM FLAGS] -- RUN FLAGS
 
 Evaluates a run on a Slurm cluster: one job array (sbatch --array=1-N), each task
 running 'eval RUN FLAGS --shard I/N' on its node with the node's engine (the run's
---docker_host, default the node's DOCKER_HOST or local socket), then merges the
+--docker_host, else the job's DOCKER_HOST, which sbatch passes on from this shell,
+else the node's local socket), then merges the
 shards' reports into <report_dir>/<model>.<run_id>.json, the report a run on one
 machine writes. --log_dir must be on storage every node shares (instance logs go
 to DIR/run_evaluation/<run_id>/, the shards' reports and job logs to
@@ -141,8 +142,13 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		err = checkSlurmRun(o)
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout)
+		return exitOK
+	}
 	if err != nil {
-		return runFlagsFailure("eval slurm", err, stdout, stderr)
+		fmt.Fprintf(stderr, "eval slurm: %v\nRun '%s' for the Slurm flags and '%s' for the run's.\n", err, commandLine("slurm", "-h"), commandLine("--help"))
+		return exitUsage
 	}
 	r, err := newSlurmRun(so, o, runArgs, stderr)
 	if err != nil {

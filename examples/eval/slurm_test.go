@@ -42,6 +42,7 @@ func TestSlurmFlags(t *testing.T) {
 	code := run(context.Background(), []string{"slurm", "--shards", "2", "--", "-p", "gold", "--run_id", "r", "--shard", "1/2"}, nil, &out, &out)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, out.String(), "--shard: eval slurm cuts the run into --shards N itself")
+	assert.Contains(t, out.String(), "slurm -h' for the Slurm flags")
 }
 
 func TestSlurmArrays(t *testing.T) {
