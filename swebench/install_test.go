@@ -100,7 +100,7 @@ func TestInstallStepRebuildsExtension(t *testing.T) {
 	ids := []string{"fastcalc__fastcalc-1", "fastcalc__fastcalc-2", "fastcalc__fastcalc-3"}
 	var refs []string
 	for _, id := range ids {
-		refs = append(refs, ns+"/sweb.eval.x86_64."+strings.Replace(id, "__", "_1776_", 1)+":latest")
+		refs = append(refs, harness.InstanceImage(id, ns, "latest"))
 	}
 	// As an official image: the repository at /testbed, installed editable
 	// into an environment pip may write to (a conda environment there;

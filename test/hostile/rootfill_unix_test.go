@@ -34,7 +34,7 @@ func TestHostileRootFill(t *testing.T) {
 	const honest, hostile = "ok__calc-1", "hostile__rootfill-1"
 	var refs []string
 	for _, id := range []string{honest, hostile} {
-		refs = append(refs, ns+"/sweb.eval.x86_64."+strings.Replace(id, "__", "_1776_", 1)+":latest")
+		refs = append(refs, harness.InstanceImage(id, ns, "latest"))
 	}
 	swebenchtest.BuildTestbedImage(t, c, filepath.Join(p.Sources, "swebox-test__calc"), refs...)
 
