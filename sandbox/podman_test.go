@@ -54,12 +54,10 @@ func TestLimitsEnforcedOrRefused(t *testing.T) {
 	sb, err := c.Create(ctx, spec)
 	if err == nil {
 		t.Cleanup(func() { require.NoError(t, sb.Remove(context.Background())) })
-		res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", cgroupLimitsPy}})
-		fields := strings.Fields(res.Stdout.String())
-		require.Len(t, fields, 2, res.Stderr.String())
-		assert.Equal(t, "268435456", fields[0], "the memory limit in the sandbox's cgroup")
+		mem, procs := cgroupLimits(t, sb)
+		assert.Equal(t, "268435456", mem, "the memory limit in the sandbox's cgroup")
 		// The exec agent, off here, would add its allowance.
-		assert.Equal(t, "64", fields[1], "the process limit in the sandbox's cgroup")
+		assert.Equal(t, "64", procs, "the process limit in the sandbox's cgroup")
 		return
 	}
 	require.ErrorIs(t, err, sandbox.ErrLimitsNotEnforced)
@@ -77,11 +75,19 @@ func TestLimitsEnforcedOrRefused(t *testing.T) {
 	sb, err = loose.Create(ctx, spec)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, sb.Remove(context.Background())) })
+	mem, procs := cgroupLimits(t, sb)
+	assert.NotEqual(t, "268435456", mem, "the refusal was right: the engine put no memory limit in the cgroup")
+	assert.NotEqual(t, "64", procs, "the refusal was right: the engine put no process limit in the cgroup")
+	assert.Contains(t, logs.String(), "sandbox limits not enforced")
+	assert.Contains(t, logs.String(), "Memory")
+}
+
+// cgroupLimits reads the memory and process limits of sb's cgroup from
+// inside it (cgroupLimitsPy).
+func cgroupLimits(t *testing.T, sb *sandbox.Sandbox) (memory, pids string) {
+	t.Helper()
 	res := execT(t, sb, sandbox.ExecRequest{Cmd: []string{"python3", "-c", cgroupLimitsPy}})
 	fields := strings.Fields(res.Stdout.String())
 	require.Len(t, fields, 2, res.Stderr.String())
-	assert.NotEqual(t, "268435456", fields[0], "the refusal was right: the engine put no memory limit in the cgroup")
-	assert.NotEqual(t, "64", fields[1], "the refusal was right: the engine put no process limit in the cgroup")
-	assert.Contains(t, logs.String(), "sandbox limits not enforced")
-	assert.Contains(t, logs.String(), "Memory")
+	return fields[0], fields[1]
 }
