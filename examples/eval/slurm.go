@@ -317,8 +317,8 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 			}
 			st := states[i]
 			if r.retries[i] >= r.so.NodeRetries {
-				fmt.Fprintf(w, "eval slurm: shard %d/%d (job %s_%d) ended %s without finishing, %d times; its log: %s\n",
-					i, r.so.Shards, jobID, i, st, r.retries[i]+1, r.jobLog(jobID, i))
+				fmt.Fprintf(w, "eval slurm: shard %d/%d (job %s_%d) ended %s without finishing, after %d submissions (--node_retries %d); its log: %s\n",
+					i, r.so.Shards, jobID, i, st, r.retries[i]+1, r.so.NodeRetries, r.jobLog(jobID, i))
 				fmt.Fprintf(w, "Rerun to resume; it submits the unfinished shards again:\n  %s\n", r.resumeCommand())
 				return exitFailure
 			}

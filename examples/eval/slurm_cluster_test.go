@@ -127,8 +127,9 @@ func (d slurmDemo) runFlags(runID, dir string) []string {
 
 // slurmCommand is eval slurm over the test cluster: two shards, each
 // taking a whole node (two CPUs).
-func (d slurmDemo) slurmCommand(runID, dir string) *exec.Cmd {
-	args := append([]string{"slurm", "--shards", "2", "--cpus_per_task", "2", "--poll", "200ms", "--"}, d.runFlags(runID, dir)...)
+func (d slurmDemo) slurmCommand(runID, dir string, slurmFlags ...string) *exec.Cmd {
+	args := append(append([]string{"slurm", "--shards", "2", "--cpus_per_task", "2", "--poll", "200ms"}, slurmFlags...), "--")
+	args = append(args, d.runFlags(runID, dir)...)
 	return exec.Command(d.bin, append(args, "--max_workers", "2")...)
 }
 
@@ -225,7 +226,21 @@ func TestSlurmNodeDeath(t *testing.T) {
 	d := newSlurmDemo(t)
 	runID := "slurm-node-" + testenv.Session(t)
 	dir := t.TempDir()
-	cmd := d.slurmCommand(runID, dir)
+	log, node, err := runKillingNode(t, d.slurmCommand(runID, dir), runID)
+	t.Log(log)
+	require.NoError(t, err)
+	d.checkSame(t, runID, dir)
+	assert.Regexp(t, `shard 2/2 \(job \d+_2\) ended NODE_FAIL on `+node+` without finishing: submitting it again`, log)
+	assert.Regexp(t, regexp.MustCompile(`submitted job array \d+: shards 2 of 2`), log)
+	checkNothingLeft(t, runID)
+}
+
+// runKillingNode starts cmd, an eval slurm of the demo, kills the node of
+// the hanging instance's shard while that instance runs, and returns the
+// command's output, the node and how the command ended. The node is
+// started again when the test ends.
+func runKillingNode(t *testing.T, cmd *exec.Cmd, runID string) (string, string, error) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = cmd.Stderr
@@ -244,11 +259,33 @@ func TestSlurmNodeDeath(t *testing.T) {
 	t.Cleanup(func() { slurmScript(t, "node", "start", node) })
 	<-done
 	err = cmd.Wait()
-	t.Log(log.String())
+	return log.String(), node, err
+}
+
+// With --node_retries 0 a shard whose node died is not submitted again:
+// the run fails (exit 1) naming the shard, its state and its log, merges
+// nothing, and says how to resume; the same command then resumes on the
+// node left and gives the one machine's report.
+func TestSlurmNodeRetriesSpent(t *testing.T) {
+	d := newSlurmDemo(t)
+	runID := "slurm-spent-" + testenv.Session(t)
+	dir := t.TempDir()
+	log, node, err := runKillingNode(t, d.slurmCommand(runID, dir, "--node_retries", "0"), runID)
+	t.Log(log)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitFailure, ee.ExitCode())
+	assert.Regexp(t, `shard 2/2 \(job \d+_2\) ended NODE_FAIL on `+node+` without finishing, after 1 submissions \(--node_retries 0\); its log: \S+/shard-2-of-2/eval-\d+\.log`, log)
+	assert.Contains(t, log, "Rerun to resume; it submits the unfinished shards again:\n")
+	_, err = os.Stat(filepath.Join(dir, demoModel+"."+runID+".json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "a run with an unfinished shard writes no merged report")
+
+	out, err := d.slurmCommand(runID, dir, "--node_retries", "0").CombinedOutput()
+	t.Log(string(out))
 	require.NoError(t, err)
+	assert.Contains(t, string(out), "shard 1/2: finished in an earlier submission, kept")
+	assert.Regexp(t, `submitted job array \d+: shards 2 of 2`, string(out))
 	d.checkSame(t, runID, dir)
-	assert.Regexp(t, `shard 2/2 \(job \d+_2\) ended NODE_FAIL on `+node+` without finishing: submitting it again`, log.String())
-	assert.Regexp(t, regexp.MustCompile(`submitted job array \d+: shards 2 of 2`), log.String())
 	checkNothingLeft(t, runID)
 }
 
