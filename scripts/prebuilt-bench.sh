@@ -12,7 +12,12 @@
 #   scripts/prebuilt-bench.sh OUT_DIR EVAL [EVAL...]
 #
 # Environment: BENCH_BIG (2), BENCH_SMALL (8), BENCH_FILES (6000), BENCH_KIB
-# (16), BENCH_WORKERS (2), SWEBOX_TEST_IMAGE (swebox/python:bookworm).
+# (16), BENCH_WORKERS (2), SWEBOX_TEST_IMAGE (swebox/python:bookworm);
+# BENCH_EVAL_FLAGS, more flags for every eval (e.g. "--kubeconfig FILE");
+# BENCH_IMPORT, a command run with the instance images' names before the
+# runs (e.g. "scripts/k8s-local.sh import" for the test cluster's nodes);
+# OFFICIAL_SWEBENCH, OFFICIAL_PYTHON, OFFICIAL_EXTRA_PATH for the official
+# harness's run (scripts/official-harness-v4.py).
 # Images carry the label swebox.bench=prebuilt; the script removes them when
 # it ends.
 set -euo pipefail
@@ -151,6 +156,11 @@ if [ -n "${OFFICIAL_SWEBENCH:-}" ]; then
   grep -h '"resolved_instances"' "$out/official"/*.official.json >&2 || true
 fi
 
+if [ -n "${BENCH_IMPORT:-}" ]; then
+  # shellcheck disable=SC2086 # a command with its arguments
+  $BENCH_IMPORT $(docker image ls --format '{{.Repository}}:{{.Tag}}' 'swebox-bench/sweb.eval.x86_64.*') >&2
+fi
+
 n=0
 for eval in "$@"; do
   n=$((n + 1))
@@ -158,7 +168,7 @@ for eval in "$@"; do
   "$eval" --dataset_name "$out/dataset.jsonl" --predictions_path "$out/preds.jsonl" \
     --namespace swebox-bench --spec_overrides "$out/overrides.json" \
     --max_workers "$workers" --start_ahead -1 --run_id "bench-$n" \
-    --log_dir "$out/logs" --report_dir "$out/reports-$n" >"$out/eval-$n.out" 2>"$out/eval-$n.err" ||
+    --log_dir "$out/logs" --report_dir "$out/reports-$n" ${BENCH_EVAL_FLAGS:-} >"$out/eval-$n.out" 2>"$out/eval-$n.err" ||
     { tail -20 "$out/eval-$n.err" >&2; exit 1; }
   end=$(date +%s.%N)
   report "$eval" "$out/logs/run_evaluation/bench-$n" "$start" "$end"
