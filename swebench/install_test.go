@@ -77,6 +77,9 @@ PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&module); }
 	// a sandbox without network cannot.
 	extNeedsIndex = extGold + swebenchtest.NewFileDiff("pyproject.toml",
 		"[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n")
+	// A fix in Python alone: mul computed over the extension's add.
+	pyOnlyFix = swebenchtest.ReplaceDiff("fastcalc/__init__.py", extFiles["fastcalc/__init__.py"],
+		"from fastcalc._speed import add\n\n\ndef mul(a, b):\n    return sum(add(0, a) for _ in range(b))\n")
 )
 
 // TestInstallStepRebuildsExtension: in prebuilt mode the eval script's
@@ -97,7 +100,7 @@ func TestInstallStepRebuildsExtension(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "fastcalc")
 	base := swebenchtest.CommitFiles(t, src, extFiles)
 	ns := "swebox-test-" + strings.ToLower(c.Session()[len(c.Session())-6:])
-	ids := []string{"fastcalc__fastcalc-1", "fastcalc__fastcalc-2", "fastcalc__fastcalc-3"}
+	ids := []string{"fastcalc__fastcalc-1", "fastcalc__fastcalc-2", "fastcalc__fastcalc-3", "fastcalc__fastcalc-4"}
 	var refs []string
 	for _, id := range ids {
 		refs = append(refs, harness.InstanceImage(id, ns, "latest"))
@@ -105,11 +108,17 @@ func TestInstallStepRebuildsExtension(t *testing.T) {
 	// As an official image: the repository at /testbed, installed editable
 	// into an environment pip may write to (a conda environment there;
 	// Debian's interpreter with its EXTERNALLY-MANAGED marker removed here).
-	swebenchtest.BuildImage(t, c, src, "testbed", "FROM "+ccImage+`
+	dockerfile := "FROM " + ccImage + `
 COPY testbed /testbed
 WORKDIR /testbed
 RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED && ln -s /usr/bin/python3 /usr/local/bin/python && python -m pip install -e . && python -c "import fastcalc; assert fastcalc.mul(3, 4) == 7"
-`, refs...)
+`
+	swebenchtest.BuildImage(t, c, src, "testbed", dockerfile, refs[:3]...)
+	// The fourth image's checkout asks for an isolated build (a
+	// pyproject.toml the image's own install did not need), so the install
+	// step fails without the network whatever the patch.
+	swebenchtest.BuildImage(t, c, src, "testbed", dockerfile+`RUN printf '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n' > pyproject.toml
+`, refs[3])
 
 	overrides := filepath.Join(t.TempDir(), "overrides.json")
 	require.NoError(t, os.WriteFile(overrides, []byte(`{"swebox-test/fastcalc": {"test_cmd": "pytest -rA", "install": "python -m pip install -e ."}}`), 0o644))
@@ -127,12 +136,13 @@ RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED && ln -s /usr/bin/python3 /usr/lo
 		swebenchtest.Pred(ids[0], extGold),
 		swebenchtest.Pred(ids[1], wrong),
 		swebenchtest.Pred(ids[2], extNeedsIndex),
+		swebenchtest.Pred(ids[3], pyOnlyFix),
 	}
 	cfg := swebench.Config{
 		Dataset: ds, Predictions: preds, RunID: "install-step", Mode: harness.ModePrebuilt, Namespace: ns,
 		SpecOverrides: overrides, Sandboxes: []*sandbox.Client{c},
 		LogDir: filepath.Join(t.TempDir(), "logs"), ReportDir: t.TempDir(), WorkDir: t.TempDir(),
-		Timeout: 3 * time.Minute, MaxWorkers: 3,
+		Timeout: 3 * time.Minute, MaxWorkers: 2,
 	}
 	res, err := swebench.Evaluate(ctx, cfg)
 	require.NoError(t, err)
@@ -155,4 +165,25 @@ RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED && ln -s /usr/bin/python3 /usr/lo
 	assert.Contains(t, swebenchtest.ReadFile(t, cfg, ids[2], "run_instance.log"), "official harness runs it with network access", "the run report says why")
 	assert.Contains(t, swebenchtest.ReadFile(t, cfg, ids[2], "test_output.txt"), "No matching distribution found for setuptools", "the step's own output")
 	assert.NoFileExists(t, filepath.Join(swebenchtest.InstanceDir(cfg, ids[2]), "report.json"))
+	assert.Contains(t, r.Error, "fastcalc/_speed.c", "the build input named")
+
+	// The same failed step, with a patch to Python sources only, which the
+	// image's editable install reads in place: graded, and the reports say
+	// the step failed without the network.
+	r = got[ids[3]]
+	assert.Equal(t, swebench.StatusResolved, r.Status, "%s\n%s", r.Error, swebenchtest.ReadFile(t, cfg, ids[3], "test_output.txt"))
+	assert.Contains(t, swebenchtest.ReadFile(t, cfg, ids[3], "test_output.txt"), "No matching distribution found for setuptools", "the step failed")
+	assert.Contains(t, r.Warning, "without network")
+	require.NotNil(t, r.Report)
+	require.Len(t, r.Report.Notes.Environment, 1)
+	assert.Contains(t, r.Report.Notes.Environment[0], "editable")
+	assert.Contains(t, swebenchtest.ReadFile(t, cfg, ids[3], "report.json"), `"environment"`)
+	assert.Contains(t, swebenchtest.ReadFile(t, cfg, ids[3], "run_instance.log"), "Install step: ")
+	reports, err := filepath.Glob(filepath.Join(cfg.ReportDir, "*.install-step.json"))
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	runReport, err := os.ReadFile(reports[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(runReport), `"swebox_environment"`)
+	assert.Contains(t, string(runReport), ids[3])
 }

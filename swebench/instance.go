@@ -412,7 +412,8 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if run.TimedOut {
 		return &TimeoutError{Timeout: e.cfg.Timeout}
 	}
-	if err := e.checkInstall(ctx, sb, ilog, ts, installStatus); err != nil {
+	installNote, err := e.checkInstall(ctx, sb, ilog, ts, installStatus, patch)
+	if err != nil {
 		return err
 	}
 	if n, err := sb.OOMKills(ctx); err == nil && n > 0 {
@@ -433,6 +434,10 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	report, err := e.gradeWith(inst, ts, pred, outPath, true, evidence)
 	if err != nil {
 		return err
+	}
+	if installNote != "" {
+		report.Notes.Environment = append(report.Notes.Environment, installNote)
+		res.Warning = installNote
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode()); err != nil {
 		return err

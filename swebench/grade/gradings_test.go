@@ -50,3 +50,42 @@ func TestRunReportNamesFamilyGradings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.Gradings, merged.Gradings)
 }
+
+// Environment notes (an install step that failed without the network)
+// reach the run report under swebox_environment by id, through
+// report.json, a round trip and a merge of shards; a run without any has
+// no key.
+func TestRunReportCarriesEnvironmentNotes(t *testing.T) {
+	note := "the install step failed without network"
+	noted := grade.InstanceReport{InstanceID: "a", PatchExists: true, PatchSuccessfullyApplied: true, Resolved: true,
+		TestsStatus: &grade.TestsStatus{}, Notes: grade.Notes{Environment: []string{note}}}
+	var back grade.InstanceReport
+	require.NoError(t, json.Unmarshal(noted.Encode(), &back))
+	assert.Equal(t, []string{note}, back.Notes.Environment, "report.json keeps the note")
+
+	plain := grade.InstanceReport{InstanceID: "b", PatchExists: true, PatchSuccessfullyApplied: true, TestsStatus: &grade.TestsStatus{}}
+	in := grade.RunInput{Rules: harness.V4, Dataset: []string{"a", "b"},
+		Predictions: map[string]grade.Prediction{"a": {}, "b": {}},
+		Reports:     map[string][]byte{"a": noted.Encode(), "b": plain.Encode()}}
+	r := grade.BuildRunReport(in)
+	assert.Equal(t, map[string][]string{"a": {note}}, r.Environment)
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(r.Encode(), &raw))
+	assert.JSONEq(t, `{"a": ["`+note+`"]}`, string(raw[grade.EnvironmentKey]))
+	var run grade.RunReport
+	require.NoError(t, json.Unmarshal(r.Encode(), &run))
+	assert.Equal(t, r.Environment, run.Environment)
+
+	other := plain
+	other.InstanceID = "c"
+	shard := grade.BuildRunReport(grade.RunInput{Rules: harness.V4, Dataset: []string{"c"},
+		Predictions: map[string]grade.Prediction{"c": {}}, Reports: map[string][]byte{"c": other.Encode()}})
+	assert.Nil(t, shard.Environment)
+	assert.Equal(t, 1, shard.CompletedInstances)
+	raw = nil
+	require.NoError(t, json.Unmarshal(shard.Encode(), &raw))
+	assert.NotContains(t, raw, grade.EnvironmentKey)
+	merged, err := grade.MergeRunReports(r, shard)
+	require.NoError(t, err)
+	assert.Equal(t, r.Environment, merged.Environment)
+}

@@ -47,6 +47,10 @@ type Notes struct {
 	// Strict is set under strict grading (package strict): unlike the
 	// other notes it can change the verdict, from resolved to not.
 	Strict *StrictNote
+	// Environment: where the sandbox's run differed from the family's
+	// own container in a way the verdict does not rest on, e.g. an
+	// install step that failed without the network upstream has.
+	Environment []string
 }
 
 // StrictNote is what strict grading found, written under "swebox" as
@@ -64,7 +68,7 @@ type StrictNote struct {
 
 // Empty reports whether there is no note.
 func (n Notes) Empty() bool {
-	return len(n.Forgery) == 0 && len(n.CountCheck) == 0 && n.Grading == "" && n.Strict == nil
+	return len(n.Forgery) == 0 && len(n.CountCheck) == 0 && n.Grading == "" && n.Strict == nil && len(n.Environment) == 0
 }
 
 // NotesKey is the report.json key of [Notes].
@@ -115,6 +119,9 @@ func (r InstanceReport) Encode() []byte {
 			notes.add("strict", pyObject{{"channel", pyString(st.Channel)},
 				{"official_resolved", pyBool(st.OfficialResolved)}, {"findings", pyList(nonNil(st.Findings))}})
 		}
+		if len(r.Notes.Environment) > 0 {
+			notes.add("environment", pyList(r.Notes.Environment))
+		}
 		body.add(NotesKey, notes)
 	}
 	return pyDumps(pyObject{{r.InstanceID, body}})
@@ -134,10 +141,11 @@ type reportBody struct {
 	InfraFailureReason       string                         `json:"infra_failure_reason"`
 	TestsStatus              map[string]map[string][]string `json:"tests_status"`
 	Notes                    *struct {
-		Forgery    []string    `json:"forgery"`
-		CountCheck []string    `json:"count_check"`
-		Grading    string      `json:"grading"`
-		Strict     *StrictNote `json:"strict"`
+		Forgery     []string    `json:"forgery"`
+		CountCheck  []string    `json:"count_check"`
+		Grading     string      `json:"grading"`
+		Strict      *StrictNote `json:"strict"`
+		Environment []string    `json:"environment"`
 	} `json:"swebox"`
 }
 
@@ -178,7 +186,7 @@ func (r *InstanceReport) UnmarshalJSON(data []byte) error {
 			}
 		}
 		if b.Notes != nil {
-			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck, Grading: harness.Grading(b.Notes.Grading), Strict: b.Notes.Strict}
+			r.Notes = Notes{Forgery: b.Notes.Forgery, CountCheck: b.Notes.CountCheck, Grading: harness.Grading(b.Notes.Grading), Strict: b.Notes.Strict, Environment: b.Notes.Environment}
 		}
 	}
 	return nil

@@ -72,6 +72,11 @@ type RunReport struct {
 	// report.json's swebox notes say. Nil when every instance was graded
 	// by the official rule.
 	Gradings map[string]string
+	// Environment adds swebox_environment, after swebox_grading: for each
+	// instance whose report.json notes that its run differed from the
+	// family's own container (see Notes.Environment), those notes. Nil
+	// when none has any.
+	Environment map[string][]string
 }
 
 // StrictFindings, when set (a run under strict grading), adds
@@ -99,6 +104,8 @@ const (
 	StrictKey = "swebox_strict"
 	// GradingsKey is the run report key of [RunReport.Gradings].
 	GradingsKey = "swebox_grading"
+	// EnvironmentKey is the run report key of [RunReport.Environment].
+	EnvironmentKey = "swebox_environment"
 )
 
 // Leftovers are containers and images of the run still present at its end.
@@ -179,6 +186,12 @@ func BuildRunReport(in RunInput) RunReport {
 			}
 			r.Gradings[id] = g
 		}
+		if env := readNotes(raw, id).Environment; len(env) > 0 {
+			if r.Environment == nil {
+				r.Environment = map[string][]string{}
+			}
+			r.Environment[id] = env
+		}
 	}
 	r.SubmittedInstances = len(in.Predictions)
 	for id := range in.Predictions {
@@ -213,19 +226,27 @@ func BuildRunReport(in RunInput) RunReport {
 	return r
 }
 
-// readGrading is the grading rule a report.json's swebox notes name for
-// id, "" for the official one or an unreadable report.
-func readGrading(raw []byte, id string) string {
+// reportNotes are the swebox notes of a report.json the run report reads.
+type reportNotes struct {
+	Grading     string   `json:"grading"`
+	Environment []string `json:"environment"`
+}
+
+// readNotes is the swebox notes of a report.json for id, empty for an
+// unreadable report.
+func readNotes(raw []byte, id string) reportNotes {
 	var rep map[string]struct {
-		Swebox struct {
-			Grading string `json:"grading"`
-		} `json:"swebox"`
+		Swebox reportNotes `json:"swebox"`
 	}
 	if json.Unmarshal(raw, &rep) != nil {
-		return ""
+		return reportNotes{}
 	}
-	return rep[id].Swebox.Grading
+	return rep[id].Swebox
 }
+
+// readGrading is the grading rule a report.json's swebox notes name for
+// id, "" for the official one or an unreadable report.
+func readGrading(raw []byte, id string) string { return readNotes(raw, id).Grading }
 
 // readResolved applies the official reading of a report.json: content
 // stripped of whitespace must be non-empty JSON whose [id]["resolved"] is
@@ -354,6 +375,9 @@ func (r RunReport) EncodeWithStrict(st StrictFindings) []byte {
 	if r.Gradings != nil {
 		o.add(GradingsKey, pyStringMap(r.Gradings))
 	}
+	if r.Environment != nil {
+		o.add(EnvironmentKey, pySorted(r.Environment, func(v []string) pyValue { return pyList(v) }))
+	}
 	if st != nil {
 		o.add(StrictKey, pySorted(st, func(v []string) pyValue { return pyList(nonNil(v)) }))
 	}
@@ -412,6 +436,7 @@ type flakyJSON struct {
 	FlakyVerdicts map[string][]string `json:"swebox_flaky_verdicts"`
 	Retried       map[string][]Retry  `json:"swebox_retried"`
 	Gradings      map[string]string   `json:"swebox_grading"`
+	Environment   map[string][]string `json:"swebox_environment"`
 }
 
 // UnmarshalJSON reads a run report written by the official harness or by
@@ -431,7 +456,7 @@ func (r *RunReport) UnmarshalJSON(data []byte) error {
 		ErrorInstances: j.ErrorInstances, CompletedIDs: j.CompletedIDs, IncompleteIDs: j.IncompleteIDs,
 		EmptyPatchIDs: j.EmptyPatchIDs, SubmittedIDs: j.SubmittedIDs, ResolvedIDs: j.ResolvedIDs,
 		UnresolvedIDs: j.UnresolvedIDs, ErrorIDs: j.ErrorIDs, Outcomes: j.Outcomes, FlakyVerdicts: j.FlakyVerdicts,
-		Retried: j.Retried, Gradings: j.Gradings,
+		Retried: j.Retried, Gradings: j.Gradings, Environment: j.Environment,
 	}
 	if j.InfraFailureIDs != nil {
 		r.Rules, r.InfraFailureIDs = harness.V5, *j.InfraFailureIDs
@@ -529,6 +554,12 @@ func MergeRunReports(reports ...RunReport) (RunReport, error) {
 				m.Gradings = map[string]string{}
 			}
 			m.Gradings[id] = g
+		}
+		for id, env := range r.Environment {
+			if m.Environment == nil {
+				m.Environment = map[string][]string{}
+			}
+			m.Environment[id] = env
 		}
 	}
 	for i := range lists {
