@@ -82,6 +82,14 @@ func (e *evaluator) testbed(client *sandbox.Client, inst dataset.Instance, ts sp
 	caps, _ := e.capabilities(inst)
 	tb.Spec.Relax.CapAdd = caps
 	if e.specs[inst.InstanceID].mode == harness.ModePrebuilt {
+		if e.cfg.Runtime != "" {
+			// Under another runtime (gVisor) the engine's archive
+			// endpoint, which copies the patch and the script in, may
+			// not reach the sandbox's own root filesystem; the writable
+			// root was measured with the engine's default runtime only,
+			// so /testbed stays a volume there.
+			tb.Spec = readOnlyRoot(tb.Spec, tb.Workdir)
+		}
 		return tb
 	}
 	tb.Spec = readOnlyRoot(tb.Spec, tb.Workdir)
