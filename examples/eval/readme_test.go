@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/swebox/swebox/swebench/family"
 )
 
 // The project README's flags table is generated from runFlagSpecs, so it
@@ -138,4 +140,35 @@ func TestReadmeFirstProgramRuns(t *testing.T) {
 	out, err := exec.Command("go", "run", "-overlay", ov, "./readme_first_program").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "exit 0, timed out false, output \"42\\n\"\nhello\n", string(out))
+}
+
+// The README's table of supported task families has a row for every
+// registered family, named by its --family value, with an eval command
+// that reads one of the family's own datasets by its Hub name.
+func TestReadmeFamiliesTable(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "### Supported task families\n")
+	require.True(t, ok, "README has no supported task families section")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) >= 3 && strings.HasPrefix(cells[1], "`") {
+			rows[strings.Trim(cells[1], "`")] = line
+		}
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+	}
+	for _, f := range family.All() {
+		row, ok := rows[f.Name]
+		if !assert.True(t, ok, "no README row for family %s", f.Name) {
+			continue
+		}
+		named := false
+		for _, d := range f.Datasets {
+			named = named || strings.Contains(row, "`eval -d "+d.ID+" ") || strings.Contains(row, "`eval -d "+d.ID+"`")
+		}
+		assert.True(t, named, "the README row of %s has no eval -d command for one of its datasets %v", f.Name, f.Datasets)
+	}
 }
