@@ -60,6 +60,8 @@ type dockerAPI interface {
 	ImageTag(ctx context.Context, source, target string) error
 	ImagePush(ctx context.Context, ref string, options image.PushOptions) (io.ReadCloser, error)
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
+	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
+	VolumeInspect(ctx context.Context, volumeID string) (volume.Volume, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
 	NetworkRemove(ctx context.Context, networkID string) error
@@ -242,8 +244,13 @@ func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, 
 	if err != nil {
 		return "", err
 	}
+	made, err := d.podmanVolumes(ctx, hc)
+	if err != nil {
+		return "", err
+	}
 	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
 	if err != nil {
+		d.removeVolumes(ctx, made)
 		return "", dockerErr(err)
 	}
 	if rlimits != "" {
@@ -412,7 +419,11 @@ func (d *dockerBackend) Kill(ctx context.Context, id, signal string) error {
 }
 
 func (d *dockerBackend) Remove(ctx context.Context, id string) error {
+	anon := d.anonVolumes(ctx, id)
 	err := d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err == nil {
+		d.removeVolumes(ctx, anon)
+	}
 	if err == nil || cerrdefs.IsNotFound(err) {
 		d.records.Delete(id)
 		d.rlimits.Delete(id)

@@ -19,7 +19,7 @@ type reaper struct {
 
 // startReap starts the client's sweep of orphans at its first sandbox, on a
 // backend that ties sandboxes to their owner (leaser). It runs in the
-// background; Close ends it and waits.
+// background, for at most teardownTimeout; Close waits for it to end.
 func (c *Client) startReap() {
 	if _, ok := c.b.(leaser); !ok {
 		return
@@ -38,11 +38,13 @@ func (c *Client) startReap() {
 	})
 }
 
-// stopReap ends the sweep, if it runs, and waits for it.
+// stopReap waits for the sweep, if it runs, to end. It is not cut short:
+// a removal the engine carries out after its caller gave up (rootless
+// Podman takes a second or more to remove a container) would leave what
+// goes after it, the sandbox's volume, to the next client.
 func (c *Client) stopReap() {
 	c.reap.once.Do(func() {}) // no sweep starts after Close
 	if c.reap.done != nil {
-		c.reap.cancel()
 		<-c.reap.done
 	}
 }

@@ -90,7 +90,7 @@ func TestNextClientRemovesOrphans(t *testing.T) {
 	dir := filepath.Join(sandbox.AgentBase(), name)
 	require.DirExists(t, dir)
 
-	next, err := sandbox.New()
+	next, err := sandbox.New(sandbox.WithUnenforcedLimits(testenv.UnenforcedLimits()))
 	require.NoError(t, err)
 	sb, err := next.Create(context.Background(), sandbox.Spec{Image: testenv.Image()})
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -13,7 +14,10 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/volume"
 
 	"github.com/swebox/swebox/sandbox/internal/seam"
 )
@@ -322,4 +326,80 @@ func (d *dockerBackend) attachErr(ctx context.Context, id string, err error) err
 		return fmt.Errorf("%w: %w", dockerErr(err), dockerErr(serr))
 	}
 	return dockerErr(err)
+}
+
+// labelAnonVolume marks a volume the backend made on Podman for a mount with
+// no source, which Docker would make anonymous: it goes with its sandbox
+// (Remove).
+const labelAnonVolume = "swebox.anonymous"
+
+// podmanVolumes makes, on Podman, the volumes of hc's volume mounts that do
+// not exist yet, with the mount's labels, and returns the names of those it
+// made. Podman 4.3 ignores the labels of a volume made by a container's
+// mount (VolumeOptions.Labels), so such a volume would escape the sweep of
+// orphans (LabelOwner) and Prune (LabelSession); a named one would outlive
+// its sandbox unlabelled. A mount with no source gets a volume named
+// swebox-<random>, labelled labelAnonVolume, which Podman fills from the
+// image on its first mount as Docker fills an anonymous one.
+func (d *dockerBackend) podmanVolumes(ctx context.Context, hc *container.HostConfig) ([]string, error) {
+	if !d.onPodman() {
+		return nil, nil
+	}
+	var made []string
+	for i := range hc.Mounts {
+		m := &hc.Mounts[i]
+		if m.Type != mount.TypeVolume || m.VolumeOptions == nil || len(m.VolumeOptions.Labels) == 0 {
+			continue
+		}
+		labels := maps.Clone(m.VolumeOptions.Labels)
+		if m.Source == "" {
+			m.Source = "swebox-" + randomID(16)
+			labels[labelAnonVolume] = "true"
+		} else if _, err := d.api.VolumeInspect(ctx, m.Source); err == nil {
+			continue // the caller's volume, as it is
+		} else if !cerrdefs.IsNotFound(err) {
+			d.removeVolumes(ctx, made)
+			return nil, fmt.Errorf("inspect volume %s: %w", m.Source, dockerErr(err))
+		}
+		if _, err := d.api.VolumeCreate(ctx, volume.CreateOptions{Name: m.Source, Labels: labels}); err != nil {
+			d.removeVolumes(ctx, made)
+			return nil, fmt.Errorf("create volume %s: %w", m.Source, dockerErr(err))
+		}
+		made = append(made, m.Source)
+		m.VolumeOptions = nil
+	}
+	return made, nil
+}
+
+// anonVolumes names the volumes of container id that podmanVolumes made for
+// mounts with no source; nil on Docker, which removes anonymous volumes with
+// their container.
+func (d *dockerBackend) anonVolumes(ctx context.Context, id string) []string {
+	if f, err := d.facts(ctx); err != nil || !f.podman {
+		return nil
+	}
+	ci, err := d.api.ContainerInspect(ctx, id)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, m := range ci.Mounts {
+		if m.Type != mount.TypeVolume || m.Name == "" {
+			continue
+		}
+		if v, err := d.api.VolumeInspect(ctx, m.Name); err == nil && v.Labels[labelAnonVolume] == "true" {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// removeVolumes removes the named volumes, as far as it can: one still in
+// use, or left by an error, is labelled for the sweep of orphans and Prune.
+func (d *dockerBackend) removeVolumes(ctx context.Context, names []string) {
+	for _, n := range names {
+		if err := d.api.VolumeRemove(context.WithoutCancel(ctx), n, true); err != nil && !cerrdefs.IsNotFound(err) {
+			d.log.Debug("remove a sandbox's volume", "volume", n, "cause", err)
+		}
+	}
 }
