@@ -166,6 +166,11 @@ cat /proc/$pid/environ >/dev/null 2>&1 || echo environ unreadable`)
 		engine := createT(t, newClient(t, sandbox.WithExecAgent(false)), sandbox.Spec{Policy: sandbox.AllowAll()})
 		env := shT(t, engine, `env | cut -d= -f1 | sort | tr '\n' ' '`).Stdout.String()
 		assert.Equal(t, env, strings.Join(names, " ")+" ", "the agent's environment is the sandbox's")
+		for name, s := range map[string]*sandbox.Sandbox{"agent": sb, "engine": engine} {
+			out := shT(t, s, `echo "$HOSTNAME"; cat /proc/sys/kernel/hostname`).Stdout.String()
+			line, rest, _ := strings.Cut(out, "\n")
+			assert.Equal(t, line+"\n", rest, "HOSTNAME is the sandbox's hostname over the %s's exec", name)
+		}
 		assert.Contains(t, vars, "SWEBOX_EXEC=main", "the agent carries the main process's marker")
 		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 		require.NoError(t, err)

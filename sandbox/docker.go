@@ -116,6 +116,7 @@ type dockerBackend struct {
 	factsCache       engineFactsCache
 	unenforcedLimits bool
 	rlimits          sync.Map // container id -> shell that sets its rlimits (podman.go)
+	execEnv          sync.Map // container id -> variables the engine's exec lacks (podman.go)
 	log              *slog.Logger
 }
 
@@ -256,6 +257,7 @@ func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, 
 	if rlimits != "" {
 		d.rlimits.Store(resp.ID, rlimits)
 	}
+	d.storeExecEnv(req.Spec, resp.ID)
 	return resp.ID, nil
 }
 
@@ -290,7 +292,7 @@ func (d *dockerBackend) StartAttached(ctx context.Context, id string, s stdio) (
 
 func (d *dockerBackend) Exec(ctx context.Context, id string, req execCall) (execStatus, error) {
 	created, err := d.api.ContainerExecCreate(ctx, id, container.ExecOptions{
-		Cmd: d.withRlimits(id, req.Cmd), Env: req.Env, WorkingDir: req.WorkingDir, User: req.User,
+		Cmd: d.withRlimits(id, req.Cmd), Env: d.withExecEnv(id, req.Env), WorkingDir: req.WorkingDir, User: req.User,
 		AttachStdin: req.Stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -427,6 +429,7 @@ func (d *dockerBackend) Remove(ctx context.Context, id string) error {
 	if err == nil || cerrdefs.IsNotFound(err) {
 		d.records.Delete(id)
 		d.rlimits.Delete(id)
+		d.execEnv.Delete(id)
 	}
 	return dockerErr(err)
 }

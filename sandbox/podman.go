@@ -403,3 +403,27 @@ func (d *dockerBackend) removeVolumes(ctx context.Context, names []string) {
 		}
 	}
 }
+
+// storeExecEnv keeps, for a container made on Podman, the HOSTNAME its main
+// process has and Podman's exec does not give: Docker's exec gives every
+// variable of the main process, the container's HOSTNAME too, and the exec
+// agent, which descends from the main process, has them, so a command sees
+// the same environment over either transport. Podman's hostname of a
+// container with none set is its id's first 12 characters; a HOSTNAME in
+// the spec's Env is in both already.
+func (d *dockerBackend) storeExecEnv(s Spec, id string) {
+	if _, set := s.Env["HOSTNAME"]; set || !d.onPodman() || len(id) < 12 {
+		return
+	}
+	d.execEnv.Store(id, []string{"HOSTNAME=" + id[:12]})
+}
+
+// withExecEnv returns the environment of an engine exec in container id:
+// env after what storeExecEnv kept, so that env's own values win.
+func (d *dockerBackend) withExecEnv(id string, env []string) []string {
+	v, ok := d.execEnv.Load(id)
+	if !ok {
+		return env
+	}
+	return append(slices.Clone(v.([]string)), env...)
+}
