@@ -427,3 +427,17 @@ func (d *dockerBackend) withExecEnv(id string, env []string) []string {
 	}
 	return append(slices.Clone(v.([]string)), env...)
 }
+
+// podmanStartFailed reports whether res, with the exec's status code, is
+// Podman's answer to an exec whose process did not start
+// (podmanStartFailure).
+func podmanStartFailed(code int, res ExecResult) bool {
+	_, ok := podmanStartFailure(code, res)
+	return ok
+}
+
+// onPodman reports whether the client's engine is known to be Podman.
+func (c *Client) onPodman() bool {
+	d, ok := c.b.(*dockerBackend)
+	return ok && d.onPodman()
+}

@@ -360,7 +360,7 @@ func (s *Sandbox) exec(ctx context.Context, req ExecRequest) (res ExecResult, er
 		}
 		return res, errors.Join(runErr, s.execErr(icx, out.err, req.Cmd[0], res.Stdout))
 	}
-	if out.st.NoProcess && !res.TimedOut {
+	if (out.st.NoProcess || s.c.onPodman() && podmanStartFailed(out.st.ExitCode, res)) && !res.TimedOut {
 		if running, why := s.stopped(icx); !running {
 			return ExecResult{}, errors.Join(runErr, notStarted(req.Cmd[0], why, res.Stdout))
 		}
