@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
 )
 
@@ -525,7 +526,8 @@ func testExecInStoppedContainer(t *testing.T, c *sandbox.Client) {
 		t.Run(fmt.Sprintf("stopped while the exec starts/%s/engine keeps exec %v", op, tc.keepsExec), func(t *testing.T) {
 			armed := new(atomic.Bool)
 			api := stopsBeforeExecStart{DockerAPI: sandbox.EngineOf(c), armed: armed, keepsExec: tc.keepsExec}
-			rc, err := sandbox.New(sandbox.WithDockerAPI(api), sandbox.WithSession(c.Session()), sandbox.WithExecAgent(false))
+			rc, err := sandbox.New(sandbox.WithDockerAPI(api), sandbox.WithSession(c.Session()), sandbox.WithExecAgent(false),
+				sandbox.WithUnenforcedLimits(testenv.UnenforcedLimits()))
 			require.NoError(t, err)
 			sb := createT(t, rc, sandbox.Spec{Policy: sandbox.AllowAll()})
 			armed.Store(true)
