@@ -38,11 +38,16 @@
 // Every submitted instance ends with exactly one [Outcome] (resolved,
 // unresolved, out_of_memory, patch_failed, timed_out, error, empty_patch,
 // image_missing, image_pull_failed, image_build_failed, engine_lost,
-// sandbox_lost, cancelled),
+// sandbox_lost, needs_network, cancelled),
 // in [InstanceResult].Outcome, [Result].Outcomes and the run report's added
-// key swebox_outcomes; the official keys are unchanged. An instance whose
-// sandbox a Kubernetes cluster lost (sandbox.ErrSandboxLost) is evaluated
-// again from scratch, up to [Config].LostRetries times, and graded once;
+// key swebox_outcomes; the official keys are unchanged. needs_network is an
+// instance of a family whose harness runs the tests with the network
+// (Multi-SWE-bench, SWE-bench Pro, SWE-PolyBench, SWE-smith) that would be
+// graded not resolved while its log shows a failed network attempt
+// ([*NeedsNetworkError]): the sandbox has no network, so it gets no
+// verdict. An instance whose sandbox a Kubernetes cluster lost
+// (sandbox.ErrSandboxLost) is evaluated again from scratch, up to
+// [Config].LostRetries times, and graded once;
 // [InstanceResult].Retries and the run report's key swebox_retried record
 // the lost attempts.
 //

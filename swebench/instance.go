@@ -435,6 +435,10 @@ func (e *evaluator) evaluate(ctx context.Context, n int, inst dataset.Instance, 
 	if err != nil {
 		return err
 	}
+	if err := e.checkNetwork(inst, ts, report, outPath); err != nil {
+		ilog.printf("No verdict: %v", err)
+		return err
+	}
 	if installNote != "" {
 		report.Notes.Environment = append(report.Notes.Environment, installNote)
 		res.Warning = installNote
@@ -617,6 +621,9 @@ func (e *evaluator) regrade(inst dataset.Instance, pred dataset.Prediction) (Ins
 	var report grade.InstanceReport
 	if err == nil {
 		report, err = e.grade(inst, ts, pred, outPath, false)
+	}
+	if err == nil {
+		err = e.checkNetwork(inst, ts, report, outPath)
 	}
 	if err == nil {
 		err = writeFileAtomic(filepath.Join(dir, "report.json"), report.Encode())

@@ -111,7 +111,10 @@ func multiSWEJqRow(t *testing.T, number int, base, fix, test string) dataset.Ins
 // harness grades it; a patch that crashes the test process (SIGSEGV) is
 // the FAIL automake reports, unresolved; a patch that breaks the build is
 // a log without test results, unresolved. An image without
-// /home/fix-run.sh is an error instance, not the model's failure.
+// /home/fix-run.sh is an error instance, not the model's failure. A fix
+// run that a failed fetch from GitHub stops (the harness's container has
+// the network, the sandbox none) is needs_network, no verdict; a fix that
+// resolves despite the failed fetch stays resolved.
 func TestMultiSWERunsAsItsHarness(t *testing.T) {
 	c := testenv.Client(t)
 	ctx := context.Background()
@@ -144,6 +147,16 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 	// capabilities and the network interfaces.
 	probe := multiSWEDiff(t, repoDir, map[string]string{"configure.ac": "AC_INIT([jq], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_CONFIG_FILES([Makefile])\n" +
 		"echo \"PROBE uid=$(id -u) caps=$(sed -n 's/^CapEff:\\t//p' /proc/self/status) net=$(ls /sys/class/net | tr '\\n' ' ')\"\nAC_OUTPUT\n"})
+	// configure tries to fetch from GitHub, which the harness's container
+	// reaches and the sandbox does not: stopping the build there is no
+	// verdict; going on, with the fix, still resolves.
+	fetch := func(onFailure string) string {
+		edits := calc("echo $(($1 + $2))")
+		edits["configure.ac"] = "AC_INIT([jq], [1.0])\nAM_INIT_AUTOMAKE([foreign])\nAC_CONFIG_FILES([Makefile])\n" +
+			"git ls-remote https://github.com/jqlang/jq >/dev/null || " + onFailure + "\nAC_OUTPUT\n"
+		return multiSWEDiff(t, repoDir, edits)
+	}
+	fetchStops, fetchGoesOn := fetch("exit 1"), fetch("echo 'no network, going on'")
 	broken := "diff --git a/src/nothere.c b/src/nothere.c\n--- a/src/nothere.c\n+++ b/src/nothere.c\n@@ -1,2 +1,2 @@\n-int x = 1;\n+int x = 2;\n int y = 3;\n"
 
 	row := multiSWEJqRow(t, 4242, base, gold, testPatch)
@@ -196,6 +209,20 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 		assert.Empty(t, tb.Spec.Relax.CapAdd)
 	})
 
+	// evaluate runs row with patch under runID: its one result, the
+	// outcomes and its test_output.txt.
+	evaluate := func(t *testing.T, runID, patch string) (swebench.InstanceResult, map[string]swebench.Outcome, string) {
+		t.Helper()
+		cfg := cfg
+		cfg.RunID = runID
+		cfg.InstanceIDs = []string{row.InstanceID}
+		cfg.Predictions = []dataset.Prediction{swebenchtest.Pred(row.InstanceID, patch)}
+		res, err := swebench.Evaluate(ctx, cfg)
+		require.NoError(t, err)
+		require.Len(t, res.Instances, 1)
+		return res.Instances[0], res.Outcomes, swebenchtest.ReadFile(t, cfg, row.InstanceID, "test_output.txt")
+	}
+
 	for _, tc := range []struct {
 		name, patch string
 		status      swebench.Status
@@ -210,15 +237,7 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 		{"probe", probe, swebench.StatusUnresolved, true, "PROBE uid=0 caps=0000000000000000 net=lo \n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := cfg
-			cfg.RunID = "msb-" + tc.name
-			cfg.InstanceIDs = []string{row.InstanceID}
-			cfg.Predictions = []dataset.Prediction{swebenchtest.Pred(row.InstanceID, tc.patch)}
-			res, err := swebench.Evaluate(ctx, cfg)
-			require.NoError(t, err)
-			require.Len(t, res.Instances, 1)
-			got := res.Instances[0]
-			log := swebenchtest.ReadFile(t, cfg, row.InstanceID, "test_output.txt")
+			got, _, log := evaluate(t, "msb-"+tc.name, tc.patch)
 			require.Equal(t, tc.status, got.Status, "%s\n%s", got.Error, log)
 			require.NotNil(t, got.Report)
 			assert.Equal(t, family.GradingMultiSWE, got.Report.Notes.Grading)
@@ -227,7 +246,9 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 			assert.Empty(t, got.PatchAttempts, "the evaluator applies nothing: fix-run.sh does")
 			// fix-run.sh's trace is not in the log: set -e, not set -x.
 			assert.NotContains(t, log, "+ git apply")
-			script := swebenchtest.ReadFile(t, cfg, row.InstanceID, "eval.sh")
+			run := cfg
+			run.RunID = "msb-" + tc.name
+			script := swebenchtest.ReadFile(t, run, row.InstanceID, "eval.sh")
 			assert.Equal(t, "#!/bin/bash\nif [ ! -f /home/fix-run.sh ]; then echo '"+family.MultiSWEImageMarker+"'; exit 1; fi\n"+
 				"cat /home/jq/.git/swebox/patch.diff > /home/fix.patch\nexec bash /home/fix-run.sh\n", script)
 			if !tc.usable {
@@ -259,6 +280,39 @@ func TestMultiSWERunsAsItsHarness(t *testing.T) {
 		assert.Equal(t, swebench.StatusError, got.Status)
 		assert.True(t, errors.Is(got.Err, family.ErrMultiSWEImage), fmt.Sprint(got.Err))
 		assert.Nil(t, got.Report)
+	})
+	// A fix run that fails after a failed network attempt is an error
+	// instance, needs_network, with no report.json; one that resolves
+	// despite the attempt stays resolved.
+	t.Run("needs-network", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, patch string
+			outcome     swebench.Outcome
+		}{
+			{"stops", fetchStops, swebench.OutcomeNeedsNetwork},
+			{"goes-on", fetchGoesOn, swebench.OutcomeResolved},
+		} {
+			got, outcomes, log := evaluate(t, "msb-network-"+tc.name, tc.patch)
+			assert.Contains(t, log, "fatal: unable to access 'https://github.com/jqlang/jq/': Could not resolve host: github.com", tc.name)
+			require.Equal(t, tc.outcome, got.Outcome, "%s: %s\n%s", tc.name, got.Error, log)
+			assert.Equal(t, tc.outcome, outcomes[row.InstanceID], tc.name)
+			if tc.outcome == swebench.OutcomeResolved {
+				assert.Equal(t, swebench.StatusResolved, got.Status)
+				continue
+			}
+			assert.Equal(t, swebench.StatusError, got.Status)
+			assert.True(t, got.Outcome.Infrastructure())
+			assert.Nil(t, got.Report)
+			var nn *swebench.NeedsNetworkError
+			require.True(t, errors.As(got.Err, &nn), fmt.Sprint(got.Err))
+			assert.True(t, errors.Is(got.Err, swebench.ErrNeedsNetwork))
+			assert.Equal(t, "Multi-SWE-bench", nn.Family)
+			assert.Equal(t, "test_output.txt", nn.Log)
+			assert.Equal(t, "fatal: unable to access 'https://github.com/jqlang/jq/': Could not resolve host: github.com", nn.Text)
+			assert.Equal(t, "fatal: unable to access 'https://github.com/jqlang/jq/': Could not resolve host: github.com", strings.Split(log, "\n")[nn.Line-1])
+			_, statErr := os.Stat(filepath.Join(got.LogDir, "report.json"))
+			assert.True(t, os.IsNotExist(statErr), "no report.json: %v", statErr)
+		}
 	})
 	assert.Zero(t, testenv.CountLeftovers(t, c, c.Session()).Containers)
 }

@@ -56,6 +56,12 @@ const (
 	// sandbox, which has no network where the official harness's
 	// container has (see InstallError); the instance is not graded.
 	OutcomeInstallFailed Outcome = "install_failed"
+	// OutcomeNeedsNetwork: a family whose harness runs the tests with the
+	// network (Multi-SWE-bench, SWE-bench Pro, SWE-PolyBench, SWE-smith)
+	// would have the instance graded not resolved, and its log shows that
+	// the tests tried the network, which the sandbox does not have (see
+	// NeedsNetworkError); the instance is not graded.
+	OutcomeNeedsNetwork Outcome = "needs_network"
 	// OutcomeCancelled: the run's context ended before the instance did
 	// (Ctrl-C), or before it started.
 	OutcomeCancelled Outcome = "cancelled"
@@ -69,7 +75,7 @@ const (
 // rerun may give it a verdict.
 func (o Outcome) Infrastructure() bool {
 	switch o {
-	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeImageBuildFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeDiskLimit, OutcomeInstallFailed, OutcomeCancelled:
+	case OutcomeImageMissing, OutcomeImagePullFailed, OutcomeImageBuildFailed, OutcomeEngineLost, OutcomeSandboxLost, OutcomeDiskLimit, OutcomeInstallFailed, OutcomeNeedsNetwork, OutcomeCancelled:
 		return true
 	}
 	return false
@@ -100,6 +106,8 @@ func outcomeOf(r *InstanceResult) Outcome {
 		return OutcomeDiskLimit
 	case errors.Is(err, ErrInstallFailed):
 		return OutcomeInstallFailed
+	case errors.Is(err, ErrNeedsNetwork):
+		return OutcomeNeedsNetwork
 	case errors.Is(err, ErrPatchApply):
 		return OutcomePatchFailed
 	case errors.Is(err, ErrTestTimeout):
