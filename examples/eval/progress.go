@@ -196,7 +196,7 @@ func firstLine(s string, max int) string {
 var outcomeOrder = []swebench.Outcome{
 	swebench.OutcomeResolved, swebench.OutcomeUnresolved, swebench.OutcomeOutOfMemory, swebench.OutcomePatchFailed,
 	swebench.OutcomeTimedOut, swebench.OutcomeError, swebench.OutcomeEmptyPatch, swebench.OutcomeImageMissing,
-	swebench.OutcomeImagePullFailed, swebench.OutcomeImageBuildFailed, swebench.OutcomeEngineLost, swebench.OutcomeSandboxLost, swebench.OutcomeDiskLimit, swebench.OutcomeInstallFailed, swebench.OutcomeCancelled,
+	swebench.OutcomeImagePullFailed, swebench.OutcomeImageBuildFailed, swebench.OutcomeEngineLost, swebench.OutcomeSandboxLost, swebench.OutcomeDiskLimit, swebench.OutcomeInstallFailed, swebench.OutcomeNeedsNetwork, swebench.OutcomeCancelled,
 }
 
 // writeSummary prints the final table (instance, outcome, FAIL_TO_PASS,

@@ -168,3 +168,21 @@ func TestImagePackagesMatchBuildScript(t *testing.T) {
 		assert.Contains(t, string(script), "--change '"+c+"'")
 	}
 }
+
+// The summary counts every outcome swebench defines: each Outcome constant
+// of swebench/outcome.go is in outcomeOrder, so a new one cannot be left
+// out of the "outcomes:" line.
+func TestSummaryCountsEveryOutcome(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "swebench", "outcome.go"))
+	require.NoError(t, err)
+	defined := regexp.MustCompile(`(?m)^\s*Outcome\w+\s+Outcome = "([a-z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	require.NotEmpty(t, defined)
+	listed := map[swebench.Outcome]bool{}
+	for _, o := range outcomeOrder {
+		listed[o] = true
+	}
+	for _, m := range defined {
+		assert.True(t, listed[swebench.Outcome(m[1])], "outcome %q is not in outcomeOrder", m[1])
+	}
+	assert.Len(t, outcomeOrder, len(defined), "outcomeOrder lists each outcome once")
+}
