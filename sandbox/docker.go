@@ -188,7 +188,10 @@ func dockerErr(err error) error {
 		return nil
 	case client.IsErrConnectionFailed(err) || isDialError(err):
 		return classified(errUnreachable, err)
-	case cerrdefs.IsNotFound(err):
+	case cerrdefs.IsNotFound(err), strings.HasSuffix(err.Error(), ": no such container"):
+		// Podman answers 500 with "no such container" for a container
+		// removed while the request was under way (a kill of a sandbox
+		// whose AutoRemove is running).
 		return classified(errNotFound, err)
 	case cerrdefs.IsConflict(err):
 		return classified(errConflict, err)

@@ -274,6 +274,22 @@ func shellRlimits(ulimits []*container.Ulimit) string {
 	return strings.Join(parts, " && ")
 }
 
+// execStartScript runs "$0" "$@" as the engine's exec would, and reports a
+// program that cannot start as the runtime does (startfail.go), not in the
+// shell's words: 127 when it is not found, 126 when it is not executable,
+// with runc's message on stderr. A name the shell resolves to a builtin or
+// a function is run as exec runs it.
+const execStartScript = `case $0 in
+*/*) p=$0 ;;
+*) p=$(command -v -- "$0") || { printf 'exec: "%s": executable file not found in $PATH\n' "$0" >&2; exit 127; } ;;
+esac
+case $p in
+/*|*/*)
+  [ -e "$p" ] || { printf 'exec: "%s": stat %s: no such file or directory\n' "$0" "$0" >&2; exit 127; }
+  { [ -f "$p" ] && [ -x "$p" ]; } || { printf 'exec: "%s": permission denied\n' "$0" >&2; exit 126; } ;;
+esac
+exec "$0" "$@"`
+
 // withRlimits returns cmd run by the shell that sets the rlimits of the
 // container id, when Podman did not set them (adaptPodman).
 func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
@@ -281,7 +297,7 @@ func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
 	if !ok {
 		return cmd
 	}
-	return append([]string{"/bin/sh", "-c", r.(string) + ` && exec "$0" "$@"`}, cmd...)
+	return append([]string{"/bin/sh", "-c", r.(string) + " && {\n" + execStartScript + "\n}"}, cmd...)
 }
 
 // adaptInfo corrects a local engine's seam.Info for the user it runs as,
