@@ -193,7 +193,10 @@ func dockerErr(err error) error {
 		// removed while the request was under way (a kill of a sandbox
 		// whose AutoRemove is running).
 		return classified(errNotFound, err)
-	case cerrdefs.IsConflict(err):
+	case cerrdefs.IsConflict(err), strings.HasSuffix(err.Error(), ": container state improper"):
+		// Podman answers 500 with "container state improper" for a
+		// container whose state changed while the request was under way
+		// (a kill of a sandbox that was exiting).
 		return classified(errConflict, err)
 	}
 	return err
