@@ -177,6 +177,14 @@ cmd_down() {
   stop_service "$RUN/rootful/service.pid"
   stop_service "$RUN/rootless.pid"
   rm -f "$ROOTFUL_SOCK" "$ROOTLESS_SOCK"
+  # What outlives the services: the monitors (conmon) of exec sessions
+  # whose containers are gone, by the storage they name, and the rootless
+  # user's pause process. The storages and the user are this script's.
+  pkill -f -- "^/usr/bin/conmon .*$STORAGE/storage/" 2>/dev/null || true
+  if id "$PUSER" >/dev/null 2>&1; then
+    pkill -u "$PUSER" -x conmon 2>/dev/null || true
+    pkill -u "$PUSER" -x catatonit 2>/dev/null || true
+  fi
 }
 
 case ${1:-} in
