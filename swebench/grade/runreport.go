@@ -180,13 +180,14 @@ func BuildRunReport(in RunInput) RunReport {
 		if reason != "" {
 			reasons[id] = reason
 		}
-		if g := readGrading(raw, id); g != "" {
+		notes := readNotes(raw, id)
+		if g := notes.Grading; g != "" {
 			if r.Gradings == nil {
 				r.Gradings = map[string]string{}
 			}
 			r.Gradings[id] = g
 		}
-		if env := readNotes(raw, id).Environment; len(env) > 0 {
+		if env := notes.Environment; len(env) > 0 {
 			if r.Environment == nil {
 				r.Environment = map[string][]string{}
 			}
@@ -243,10 +244,6 @@ func readNotes(raw []byte, id string) reportNotes {
 	}
 	return rep[id].Swebox
 }
-
-// readGrading is the grading rule a report.json's swebox notes name for
-// id, "" for the official one or an unreadable report.
-func readGrading(raw []byte, id string) string { return readNotes(raw, id).Grading }
 
 // readResolved applies the official reading of a report.json: content
 // stripped of whitespace must be non-empty JSON whose [id]["resolved"] is
