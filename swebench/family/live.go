@@ -198,12 +198,10 @@ func LiveTests(status map[string]string, failToPass, passToPass []string) (grade
 // what Live parses) with v4's pytest rules, its statuses become Live's
 // and LiveTests decides.
 func gradeLive(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: in.Rules.OrDefault(), Notes: grade.Notes{Grading: GradingLive}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, in.Rules.OrDefault(), GradingLive)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	parse, ok := logparse.Bind(in.Parser, logparse.Target{InstanceID: in.InstanceID, Version: in.Version})
 	if !ok {
 		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, &logparse.UnknownParserError{Name: in.Parser})

@@ -140,12 +140,10 @@ func multiSWESpec(inst dataset.Instance, opts ...spec.Option) (spec.TestSpec, er
 // An error is where the harness records the instance as an error: a
 // parse_log that raises, a row it cannot read, an image without its layout.
 func gradeMultiSWE(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: in.Rules.OrDefault(), Notes: grade.Notes{Grading: GradingMultiSWE}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, in.Rules.OrDefault(), GradingMultiSWE)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	text := grade.UniversalNewlines(in.Log)
 	if first, _, _ := strings.Cut(text, "\n"); first == MultiSWEImageMarker {
 		return rep, fmt.Errorf("grade %s: %w: /home/fix-run.sh is missing", in.InstanceID, ErrMultiSWEImage)

@@ -349,12 +349,10 @@ func PolyBenchParse(class, log string) (r PolyBenchResult, ok bool) {
 // mention counts as passing, and a test both passed and failed passes
 // for F2P and fails for P2P.
 func gradePolyBench(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: harness.V4, Notes: grade.Notes{Grading: GradingPolyBench}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, harness.V4, GradingPolyBench)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	res, ok := PolyBenchParse(in.Parser, in.Log)
 	if !ok {
 		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, &logparse.UnknownParserError{Name: in.Parser})

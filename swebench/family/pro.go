@@ -503,12 +503,10 @@ func ProTests(out ProOutput, failToPass, passToPass []string) (grade.TestsStatus
 // markers, the parser failed, not JSON) is Pro's "output.json not found",
 // unresolved.
 func gradePro(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: in.Rules.OrDefault(), Notes: grade.Notes{Grading: GradingPro}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, in.Rules.OrDefault(), GradingPro)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	text := grade.UniversalNewlines(in.Log)
 	before, _, started := strings.Cut(text, harness.StartTestOutput)
 	if !started && slices.Contains(strings.Split(text, "\n"), ProSetupFailed) {

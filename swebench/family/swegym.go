@@ -449,12 +449,10 @@ const sweGymResetFailed = "Failed to reset task environment"
 // Patch (pred)" when the log holds one, as v4's pytest parsers do; and
 // the official rule grades.
 func gradeSWEGym(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: harness.V4, Notes: grade.Notes{Grading: GradingSWEGym}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, harness.V4, GradingSWEGym)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	parse := parseSWEGymPydantic
 	if in.Parser != ParserPytestPydantic {
 		p, ok := logparse.Bind(in.Parser, logparse.Target{InstanceID: in.InstanceID, Version: in.Version})

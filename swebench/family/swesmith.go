@@ -439,12 +439,10 @@ func smithReadTestOutput(content string) (string, bool, error) {
 // report never says patch_successfully_applied, as the harness's never
 // does.
 func SmithGrade(in grade.Input) (grade.InstanceReport, error) {
-	rep := grade.InstanceReport{InstanceID: in.InstanceID, Rules: harness.V4, Notes: grade.Notes{Grading: GradingSmith}}
-	if in.PatchIsNone {
-		rep.PatchIsNone = true
+	rep, done := grade.StartReport(in, harness.V4, GradingSmith)
+	if done {
 		return rep, nil
 	}
-	rep.PatchExists = true
 	p, err := SmithProfileOf(in.InstanceID)
 	if err != nil {
 		return rep, fmt.Errorf("grade %s: %w", in.InstanceID, err)

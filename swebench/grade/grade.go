@@ -321,3 +321,17 @@ func Grade(in Input) (InstanceReport, error) {
 	}
 	return rep, nil
 }
+
+// StartReport begins the report of a registered rule (see [RegisterRule])
+// for in under rules, naming the rule g in its notes. done is true when
+// the prediction has no patch: the report says so and there is nothing to
+// grade; otherwise the report has PatchExists set and the rule goes on.
+func StartReport(in Input, rules harness.Rules, g harness.Grading) (rep InstanceReport, done bool) {
+	rep = InstanceReport{InstanceID: in.InstanceID, Rules: rules, Notes: Notes{Grading: g}}
+	if in.PatchIsNone {
+		rep.PatchIsNone = true
+		return rep, true
+	}
+	rep.PatchExists = true
+	return rep, false
+}
