@@ -255,7 +255,7 @@ func (d *dockerBackend) Create(ctx context.Context, req createRequest) (string, 
 	if err != nil {
 		return "", err
 	}
-	resp, err := d.api.ContainerCreate(ctx, cfg, hc, nil, nil, req.Spec.Name)
+	resp, err := createContainer(ctx, d.api, cfg, hc, req.Spec.Name)
 	if err != nil {
 		d.removeVolumes(ctx, made)
 		return "", dockerErr(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	mrand "math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -256,6 +257,40 @@ func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, cfg *container.
 	d.log.Warn("sandbox limits not enforced", "limits", missing, "reason", reason)
 	r.Memory, r.MemorySwap, r.NanoCPUs, r.PidsLimit = 0, 0, 0, nil
 	return rlimits, nil
+}
+
+// keepIDRace is the words of rootless Podman 4.3's refusal of a keep-id
+// container whose user's subordinate ids it failed to read. Debian's
+// Podman reads /etc/subuid and /etc/subgid through shadow's libsubid,
+// whose file handles are process globals: two creates at once in the
+// service can make one of them find no range ("no subgid ranges found for
+// group" in the service's log) and refuse the container, about 2 in 90
+// of 30 concurrent creates on the test machine. A user without ranges gets
+// the same words on every attempt.
+const keepIDRace = "keep-id requires additional UIDs or GIDs defined in /etc/subuid and /etc/subgid"
+
+// keepIDAttempts bounds the creates of one keep-id container.
+const keepIDAttempts = 5
+
+// createContainer creates the container, and again, a few times with a
+// short pause, when rootless Podman refuses a keep-id container for want
+// of subordinate ids it failed to read (keepIDRace): the refused create
+// made nothing, so another is safe.
+func createContainer(ctx context.Context, api dockerAPI, cfg *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := api.ContainerCreate(ctx, cfg, hc, nil, nil, name)
+		if err == nil || attempt == keepIDAttempts || !strings.HasPrefix(string(hc.UsernsMode), "keep-id") ||
+			!strings.Contains(err.Error(), keepIDRace) {
+			return resp, err
+		}
+		// Apart, so that creates that raced do not race again.
+		pause := time.Duration(attempt)*20*time.Millisecond + time.Duration(mrand.Int64N(int64(20*time.Millisecond)))
+		select {
+		case <-ctx.Done():
+			return resp, err
+		case <-time.After(pause):
+		}
+	}
 }
 
 // shellRlimits is the POSIX shell that sets ulimits (soft and hard): "ulimit

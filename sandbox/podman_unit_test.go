@@ -1,10 +1,16 @@
 package sandbox
 
 import (
+	"context"
+	"errors"
 	"io"
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // output is an Output holding s.
@@ -39,6 +45,58 @@ func TestPodmanStartFailure(t *testing.T) {
 			reason, ok := podmanStartFailure(tc.code, ExecResult{Stdout: output(tc.stdout), Stderr: output(tc.stderr)})
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, reason)
+		})
+	}
+}
+
+// refusingCreate answers the first refusals creates with err, then creates.
+type refusingCreate struct {
+	dockerAPI
+	refusals int
+	err      error
+	calls    int
+}
+
+func (r *refusingCreate) ContainerCreate(context.Context, *container.Config, *container.HostConfig, *network.NetworkingConfig, *ocispec.Platform, string) (container.CreateResponse, error) {
+	r.calls++
+	if r.calls <= r.refusals {
+		return container.CreateResponse{}, r.err
+	}
+	return container.CreateResponse{ID: "made"}, nil
+}
+
+// TestCreateRetriesKeepIDRace: rootless Podman's refusal of a keep-id
+// container for subordinate ids it failed to read (its answer, as the
+// client reports it, captured from 30 concurrent creates on the test
+// machine's Podman 4.3.1) is asked again, a bounded number of times;
+// another refusal, or the same words for a container without keep-id, is
+// the caller's at once.
+func TestCreateRetriesKeepIDRace(t *testing.T) {
+	race := errors.New("Error response from daemon: container create: keep-id requires additional UIDs or GIDs defined in /etc/subuid and /etc/subgid to function correctly: %!w(<nil>)")
+	other := errors.New("Error response from daemon: container create: no such image")
+	for _, tc := range []struct {
+		name      string
+		userns    container.UsernsMode
+		refusals  int
+		err       error
+		wantCalls int
+		wantErr   error
+	}{
+		{"raced twice", "keep-id:uid=1000,gid=1000", 2, race, 3, nil},
+		{"no ranges", "keep-id:uid=1000,gid=1000", 100, race, keepIDAttempts, race},
+		{"another refusal", "keep-id:uid=1000,gid=1000", 1, other, 1, other},
+		{"no keep-id", "", 1, race, 1, race},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &refusingCreate{refusals: tc.refusals, err: tc.err}
+			resp, err := createContainer(context.Background(), api, &container.Config{}, &container.HostConfig{UsernsMode: tc.userns}, "")
+			assert.Equal(t, tc.wantCalls, api.calls)
+			if tc.wantErr != nil {
+				assert.Equal(t, tc.wantErr, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "made", resp.ID)
 		})
 	}
 }
