@@ -149,6 +149,12 @@ for point in sorted(set(rw)):
     if stat.S_ISDIR(st.st_mode):
         emit("rwmount", point, oct(stat.S_IMODE(st.st_mode)), st.st_uid, st.st_gid)
         walk(point)
+    elif not stat.S_ISREG(st.st_mode):
+        # A device bind-mounted over /dev (rootless Podman cannot make
+        # device nodes in its user namespace, so /dev/null, /dev/zero and
+        # the others are the host's, each a mount) is counted by its kind
+        # and number, never read: /dev/zero would never end.
+        emit("node", point, oct(stat.S_IMODE(st.st_mode)), st.st_uid, stat.S_IFMT(st.st_mode), os.major(st.st_rdev), os.minor(st.st_rdev))
     else:
         try:
             with open(point, "rb") as f:
