@@ -43,10 +43,19 @@ func serverBin(t testing.TB) string {
 	return buildServer(t, "")
 }
 
+// serverBinEnv names a prebuilt server (the default build) that the tests
+// run instead of building one: where the tests run as a user without a Go
+// toolchain (.ci/run's rootless Podman steps, as the engine's user).
+const serverBinEnv = "SWEBOX_TEST_MCP_BIN"
+
 // buildServer builds the server with tags (and -race when the test binary
-// has it) once per test binary and returns its path.
+// has it) once per test binary and returns its path; for the default build,
+// $SWEBOX_TEST_MCP_BIN when set.
 func buildServer(t testing.TB, tags string) string {
 	t.Helper()
+	if bin := os.Getenv(serverBinEnv); bin != "" && tags == "" {
+		return bin
+	}
 	b := builds[tags]
 	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "swebox-mcp-bin-")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -16,19 +15,38 @@ import (
 	"github.com/swebox/swebox/swebench"
 )
 
-// moduleRoot is the repository root, found from this file's path.
+// moduleRoot is the repository root: the nearest directory above the
+// test's working directory (its package's, under go test) that holds
+// go.mod. A test binary run elsewhere (a copy of the tree that its user can
+// read, .ci/run's rootless Podman steps) finds the copy's.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	require.True(t, ok)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, dir, parent, "no go.mod above the working directory")
+		dir = parent
+	}
 }
 
+// EvalBinEnv names a prebuilt eval command (the default build) that
+// [BuildEval] returns instead of building one: where the tests run as a
+// user without a Go toolchain (.ci/run's rootless Podman steps, as the
+// engine's user).
+const EvalBinEnv = "SWEBOX_TEST_EVAL_BIN"
+
 // BuildEval builds the eval command into a temporary directory and returns
-// its path. The default build has no Kubernetes backend: see
-// [BuildEvalKube].
+// its path, or returns $SWEBOX_TEST_EVAL_BIN when set. The default build has
+// no Kubernetes backend: see [BuildEvalKube].
 func BuildEval(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv(EvalBinEnv); bin != "" {
+		return bin
+	}
 	return buildEval(t)
 }
 
