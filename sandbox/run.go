@@ -14,6 +14,18 @@ import (
 // sandbox, so no process of the command survives.
 //
 // req.WorkingDir and req.User override the spec's; req.Env adds to it.
+//
+// On Podman the command runs through the engine's exec in a sandbox whose
+// main process idles, as a pooled Run's does, and the sandbox is removed
+// once the command has ended: Podman 4 with conmon before 2.1.13 never
+// reports a container's OOM kill (conmon writes its marker into its own
+// working directory, where Podman does not look), and a container's cgroup,
+// whose OOM kill counter tells it instead, is gone once its main process
+// has ended. The result is the one Run gives on Docker: exit status,
+// signal, output, stdin, timeout and OOMKilled; the command's process limit
+// is the same (the idle main process's two processes are added to
+// PidsLimit), and a program that cannot start exits 127 or 126, as on
+// Docker. The command's parent is outside the sandbox, not its init.
 func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
 	if err := spec.Policy.Check(req.Cmd); err != nil {
 		return ExecResult{}, err
@@ -41,6 +53,9 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		return ExecResult{}, err
 	}
 	spec = spec.withDefaults()
+	if c.runsThroughExec(ctx) {
+		return c.runInSandbox(ctx, spec, req)
+	}
 
 	id, err := c.createSandbox(ctx, createRequest{Spec: spec, Cmd: req.Cmd, Stdin: req.Stdin != nil})
 	if err != nil {
@@ -128,4 +143,50 @@ func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecR
 		}
 	}
 	return res, runErr
+}
+
+// keepaliveProcs is how many processes a sandbox's idle main process has
+// besides the init process: the shell and its background sleep or read.
+const keepaliveProcs = 2
+
+// runInSandbox is Run through a sandbox's exec (runsThroughExec): spec, a
+// defaulted valid spec with req's working directory, user and environment
+// in it, gets a sandbox whose commands go through the engine's exec (no
+// agent, whose memory would count against the command's limit), which runs
+// req.Cmd and is removed. The sandbox's process limit is raised by its main
+// process's own processes, so the command may start as many as it may as
+// the main process of a container with spec's limit.
+func (c *Client) runInSandbox(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
+	if spec.Limits.PidsLimit > 0 {
+		spec.Limits.PidsLimit += keepaliveProcs
+	}
+	sb, err := c.createWith(ctx, spec, false)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer func() {
+		rerr := sb.Remove(ctx)
+		if p := recover(); p != nil {
+			panic(p)
+		}
+		err = errors.Join(err, rerr)
+	}()
+	// The working directory, user and environment are the sandbox's.
+	return sb.exec(ctx, ExecRequest{
+		Cmd: req.Cmd, Stdin: req.Stdin, Timeout: req.Timeout,
+		Stdout: req.Stdout, Stderr: req.Stderr, OutputLimit: req.OutputLimit,
+	})
+}
+
+// runsThroughExec reports whether Run serves its command through a
+// sandbox's exec (runInSandbox): on Podman, whose state never says that a
+// container's main process was OOM-killed (Run). An engine that cannot be
+// asked is left to the create, which reports it.
+func (c *Client) runsThroughExec(ctx context.Context) bool {
+	d, ok := c.b.(*dockerBackend)
+	if !ok {
+		return false
+	}
+	f, err := d.facts(ctx)
+	return err == nil && f.podman
 }

@@ -65,7 +65,17 @@ func (c *Client) Create(ctx context.Context, spec Spec) (*Sandbox, error) {
 
 // create starts a sandbox from a defaulted, valid spec.
 func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
-	agent, withAgent, cmd := c.agentFor(spec)
+	return c.createWith(ctx, spec, true)
+}
+
+// createWith is create; without useAgent the sandbox's commands go through
+// the engine's exec, with no agent in the sandbox.
+func (c *Client) createWith(ctx context.Context, spec Spec, useAgent bool) (*Sandbox, error) {
+	var agent *sandboxAgent
+	withAgent, cmd := spec, keepalive
+	if useAgent {
+		agent, withAgent, cmd = c.agentFor(spec)
+	}
 	l, leased := c.b.(leaser)
 	if leased {
 		cmd = leasedMain(cmd)
@@ -78,6 +88,14 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 		return nil, err
 	}
 	sb := &Sandbox{c: c, id: id, spec: spec, agent: agent, agentDir: agent}
+	defer func() {
+		// A panic (a fault of the engine's client) leaves the caller no
+		// sandbox to remove.
+		if p := recover(); p != nil {
+			_ = sb.Remove(context.WithoutCancel(ctx))
+			panic(p)
+		}
+	}()
 	if leased {
 		sb.release, err = l.StartLeased(ctx, id)
 	} else {
@@ -91,7 +109,7 @@ func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
 	}
 	sb.agent = nil
 	sb.startAgent(ctx, agent)
-	if agent == nil {
+	if agent == nil && useAgent {
 		sb.startRemoteAgent(ctx)
 	}
 	c.log.Debug("sandbox created", "id", shortID(id), "image", spec.Image)

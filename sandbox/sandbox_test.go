@@ -196,6 +196,85 @@ func TestRunOneShot(t *testing.T) {
 	assert.Empty(t, sessionContainers(t, c), "one-shot runs always remove their container")
 }
 
+// TestRunResults: a one-shot Run reports what its command did, the same
+// facts on every engine: on Docker the command is the container's main
+// process; on Podman it runs through the exec of a sandbox that idles, so
+// that an OOM kill can be read (Run), and must report as Docker does. Where
+// the engine enforces the process limit, the command may start as many
+// processes as the main process of a container with that limit may: the
+// limit less init and itself.
+func TestRunResults(t *testing.T) {
+	c := newClient(t)
+	const pids = 16
+	// forks starts processes that sleep until it has as many as it may
+	// (at most 64), then prints how many it started.
+	const forks = `import os, sys, time
+n = 0
+while n < 64:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(fd, i)
+        time.sleep(60)
+        os._exit(0)
+    n += 1
+print(n)
+`
+	type want struct {
+		exit, signal   int
+		stdout, stderr string
+		timedOut       bool
+	}
+	type testCase struct {
+		name   string
+		spec   sandbox.Spec
+		req    sandbox.ExecRequest
+		want   want
+		limits bool // the row shows the engine's process limit
+	}
+	for _, tc := range []testCase{
+		{name: "exit code and streams", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}},
+			want: want{exit: 3, stdout: "out\n", stderr: "err\n"}},
+		{name: "stdin", req: sandbox.ExecRequest{Cmd: []string{"cat"}, Stdin: strings.NewReader("in\nput")},
+			want: want{stdout: "in\nput"}},
+		{name: "env, user and working directory", spec: sandbox.Spec{Env: map[string]string{"A": "spec"}},
+			req:  sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo $A $B; id -u; pwd"}, Env: map[string]string{"B": "req"}, WorkingDir: "/tmp"},
+			want: want{stdout: "spec req\n1000\n/tmp\n"}},
+		{name: "killed", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "kill -KILL $$"}}, want: want{exit: 137, signal: 9}},
+		{name: "terminated", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "kill -TERM $$"}}, want: want{exit: 143, signal: 15}},
+		{name: "timeout", req: sandbox.ExecRequest{Cmd: []string{"sh", "-c", "echo started; sleep 100"}, Timeout: time.Second},
+			want: want{exit: 137, signal: 9, stdout: "started\n", timedOut: true}},
+		{name: "missing program", req: sandbox.ExecRequest{Cmd: []string{"no-such-program"}}, want: want{exit: 127}},
+		{name: "not executable", req: sandbox.ExecRequest{Cmd: []string{"/etc/passwd"}}, want: want{exit: 126}},
+		{name: "process limit", spec: sandbox.Spec{Limits: sandbox.Limits{PidsLimit: pids}}, limits: true,
+			req: sandbox.ExecRequest{Cmd: []string{"python3", "-c", forks}}, want: want{stdout: fmt.Sprintf("%d\n", pids-2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.limits && testenv.UnenforcedLimits() {
+				// The engine cannot enforce the limit, and the client
+				// accepts that (rootless Podman on cgroup v1): every
+				// process starts.
+				tc.want.stdout = "64\n"
+			}
+			spec := tc.spec
+			spec.Image, spec.Policy = testImage(), sandbox.AllowAll()
+			res, err := c.Run(context.Background(), spec, tc.req)
+			require.NoError(t, err)
+			got := want{exit: res.ExitCode, signal: res.Signal, stdout: res.Stdout.String(), timedOut: res.TimedOut}
+			if tc.want.stderr != "" {
+				got.stderr = res.Stderr.String()
+			}
+			assert.Equal(t, tc.want, got, "stderr: %q", res.Stderr.String())
+			assert.False(t, res.OOMKilled)
+		})
+	}
+	assert.Empty(t, sessionContainers(t, c), "one-shot runs remove their sandboxes")
+}
+
 // panicOnStart is the real engine, except that starting a container panics,
 // in the caller's goroutine, after the container was created.
 type panicOnStart struct{ sandbox.DockerAPI }
@@ -206,7 +285,8 @@ func (panicOnStart) ContainerStart(context.Context, string, container.StartOptio
 
 func TestRunTearsDownOnPanic(t *testing.T) {
 	c := newClient(t)
-	pc, err := sandbox.New(sandbox.WithDockerAPI(panicOnStart{sandbox.EngineOf(c)}), sandbox.WithSession(c.Session()))
+	pc, err := sandbox.New(sandbox.WithDockerAPI(panicOnStart{sandbox.EngineOf(c)}), sandbox.WithSession(c.Session()),
+		sandbox.WithUnenforcedLimits(testenv.UnenforcedLimits()))
 	require.NoError(t, err)
 	func() {
 		defer func() { assert.Equal(t, "boom", recover(), "the panic reaches the caller") }()
