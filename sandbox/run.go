@@ -25,7 +25,9 @@ import (
 // signal, output, stdin, timeout and OOMKilled; the command's process limit
 // is the same (the idle main process's two processes are added to
 // PidsLimit), and a program that cannot start exits 127 or 126, as on
-// Docker. The command's parent is outside the sandbox, not its init.
+// Docker. The command's parent is outside the sandbox, not its init, and
+// the idle main process (about 0.5 MiB) and the exec agent, where used
+// (about 2 MiB), count against the memory limit.
 func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
 	if err := spec.Policy.Check(req.Cmd); err != nil {
 		return ExecResult{}, err
@@ -151,16 +153,18 @@ const keepaliveProcs = 2
 
 // runInSandbox is Run through a sandbox's exec (runsThroughExec): spec, a
 // defaulted valid spec with req's working directory, user and environment
-// in it, gets a sandbox whose commands go through the engine's exec (no
-// agent, whose memory would count against the command's limit), which runs
-// req.Cmd and is removed. The sandbox's process limit is raised by its main
-// process's own processes, so the command may start as many as it may as
-// the main process of a container with spec's limit.
+// in it, gets a sandbox, as a pooled Run's, which runs req.Cmd over the
+// client's transport and is removed. The exec agent, where the client uses
+// it, leaves no exec session on the engine (Podman keeps each one's monitor
+// for its exit_command_delay, 5 minutes by default, after it ended). The
+// sandbox's process limit is raised by its main process's own processes,
+// so the command may start as many as it may as the main process of a
+// container with spec's limit.
 func (c *Client) runInSandbox(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
 	if spec.Limits.PidsLimit > 0 {
 		spec.Limits.PidsLimit += keepaliveProcs
 	}
-	sb, err := c.createWith(ctx, spec, false)
+	sb, err := c.create(ctx, spec)
 	if err != nil {
 		return ExecResult{}, err
 	}

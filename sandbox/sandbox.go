@@ -65,17 +65,7 @@ func (c *Client) Create(ctx context.Context, spec Spec) (*Sandbox, error) {
 
 // create starts a sandbox from a defaulted, valid spec.
 func (c *Client) create(ctx context.Context, spec Spec) (*Sandbox, error) {
-	return c.createWith(ctx, spec, true)
-}
-
-// createWith is create; without useAgent the sandbox's commands go through
-// the engine's exec, with no agent in the sandbox.
-func (c *Client) createWith(ctx context.Context, spec Spec, useAgent bool) (*Sandbox, error) {
-	var agent *sandboxAgent
-	withAgent, cmd := spec, keepalive
-	if useAgent {
-		agent, withAgent, cmd = c.agentFor(spec)
-	}
+	agent, withAgent, cmd := c.agentFor(spec)
 	l, leased := c.b.(leaser)
 	if leased {
 		cmd = leasedMain(cmd)
@@ -109,7 +99,7 @@ func (c *Client) createWith(ctx context.Context, spec Spec, useAgent bool) (*San
 	}
 	sb.agent = nil
 	sb.startAgent(ctx, agent)
-	if agent == nil && useAgent {
+	if agent == nil {
 		sb.startRemoteAgent(ctx)
 	}
 	c.log.Debug("sandbox created", "id", shortID(id), "image", spec.Image)

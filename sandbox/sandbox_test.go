@@ -197,14 +197,18 @@ func TestRunOneShot(t *testing.T) {
 }
 
 // TestRunResults: a one-shot Run reports what its command did, the same
-// facts on every engine: on Docker the command is the container's main
-// process; on Podman it runs through the exec of a sandbox that idles, so
-// that an OOM kill can be read (Run), and must report as Docker does. Where
-// the engine enforces the process limit, the command may start as many
-// processes as the main process of a container with that limit may: the
-// limit less init and itself.
+// facts on every engine and transport: on Docker the command is the
+// container's main process; on Podman it runs, over the client's
+// transport, in a sandbox that idles, so that an OOM kill can be read
+// (Run), and must report as Docker does. Where the engine enforces the
+// process limit, the command may start as many processes as the main
+// process of a container with that limit may: the limit less init and
+// itself.
 func TestRunResults(t *testing.T) {
-	c := newClient(t)
+	forEachTransport(t, testRunResults)
+}
+
+func testRunResults(t *testing.T, c *sandbox.Client) {
 	const pids = 16
 	// forks starts processes that sleep until it has as many as it may
 	// (at most 64), then prints how many it started.
