@@ -51,11 +51,14 @@ to DIR/run_evaluation/<run_id>/, the shards' reports and job logs to
 DIR/slurm/<run_id>/), and the run's input files must be readable on the nodes at
 the same paths (relative paths resolve against this directory, where the jobs
 start). Progress is shown while the jobs run; Ctrl-C cancels them (scancel). A
-shard whose job ends without finishing (its node died, it was killed or ran out
-of time) is submitted again, up to --node_retries times; the instances it
+shard whose job ends without finishing because of its node or the cluster
+(NODE_FAIL, BOOT_FAIL, PREEMPTED, TIMEOUT at its --time limit, eval failing
+there) is submitted again, up to --node_retries times; the instances it
 finished keep their reports and the others run again, never counted as the
-model's failures. Rerunning the same command resumes: finished shards are not
-submitted again, and a shard skips the instances that have a report.
+model's failures. One cancelled by someone else (CANCELLED), out of its --mem
+(OUT_OF_MEMORY) or past its deadline (DEADLINE) is not: the run fails naming
+it. Rerunning the same command resumes: finished shards are not submitted
+again, and a shard skips the instances that have a report.
 
 Slurm flags:
 `
@@ -76,7 +79,7 @@ func parseSlurmFlags(args []string, stdout io.Writer) (slurmOptions, []string, e
 		return nil
 	})
 	fs.StringVar(&so.EvalBinary, "eval_binary", "", "the eval program the nodes run, on storage they share; default a copy of this one in DIR/slurm/<run_id>/")
-	fs.IntVar(&so.NodeRetries, "node_retries", so.NodeRetries, "times a shard whose job ended unfinished (node failure, kill, time limit) is submitted again")
+	fs.IntVar(&so.NodeRetries, "node_retries", so.NodeRetries, "times a shard whose job ended unfinished for its node's or the cluster's sake (node failure, preemption, time limit, eval's failure on the node) is submitted again")
 	fs.DurationVar(&so.Poll, "poll", so.Poll, "how often the queue and the shards' logs are read")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), slurmUsage)
@@ -298,6 +301,7 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 		}
 		todo = append(todo, i)
 	}
+	unfinished := 0 // shards left unfinished, not to be submitted again
 	for len(todo) > 0 {
 		jobID, err := r.submit(ctx, todo)
 		if err != nil {
@@ -309,25 +313,42 @@ func (r *slurmRun) run(ctx context.Context, stdout io.Writer) int {
 			return r.cancel(jobID)
 		}
 		r.relay.poll(r.logGlobs(jobID, todo)) // what was written last
-		states := r.finalStates(jobID)
+		ends := r.finalStates(jobID)
 		var again []int
 		for _, i := range todo {
 			if r.shardDone(i) {
 				continue
 			}
-			st := states[i]
+			end := ends[i]
+			if ok, why := end.resubmit(); !ok {
+				fmt.Fprintf(w, "eval slurm: shard %d/%d (job %s_%d) ended %s without finishing, not submitted again: %s; its log: %s\n",
+					i, r.so.Shards, jobID, i, end, why, r.jobLog(jobID, i))
+				unfinished++
+				continue
+			}
 			if r.retries[i] >= r.so.NodeRetries {
 				fmt.Fprintf(w, "eval slurm: shard %d/%d (job %s_%d) ended %s without finishing, after %d submissions (--node_retries %d); its log: %s\n",
-					i, r.so.Shards, jobID, i, st, r.retries[i]+1, r.so.NodeRetries, r.jobLog(jobID, i))
-				fmt.Fprintf(w, "Rerun to resume; it submits the unfinished shards again:\n  %s\n", r.resumeCommand())
-				return exitFailure
+					i, r.so.Shards, jobID, i, end, r.retries[i]+1, r.so.NodeRetries, r.jobLog(jobID, i))
+				if end.State == "TIMEOUT" {
+					limit := "the partition's time limit"
+					if r.so.Time != "" {
+						limit = "their time limit, --time " + r.so.Time
+					}
+					fmt.Fprintf(w, "Each of its jobs reached %s: give a longer --time, or more --shards.\n", limit)
+				}
+				unfinished++
+				continue
 			}
 			r.retries[i]++
 			fmt.Fprintf(w, "shard %d/%d (job %s_%d) ended %s without finishing: submitting it again (%d of %d); the instances it finished keep their reports, the others run again\n",
-				i, r.so.Shards, jobID, i, st, r.retries[i], r.so.NodeRetries)
+				i, r.so.Shards, jobID, i, end, r.retries[i], r.so.NodeRetries)
 			again = append(again, i)
 		}
 		todo = again
+	}
+	if unfinished > 0 {
+		fmt.Fprintf(w, "Rerun to resume; it submits the unfinished shards again:\n  %s\n", r.resumeCommand())
+		return exitFailure
 	}
 	return r.merge(stdout)
 }
@@ -598,29 +619,89 @@ func (r *slurmRun) cancel(id string) int {
 	return exitInterrupted
 }
 
+// jobEnd is how an array task ended, as the controller remembers it.
+type jobEnd struct {
+	State string // JobState: TIMEOUT, NODE_FAIL, ...; "" when unknown
+	Exit  string // ExitCode, "status:signal"
+	Node  string
+}
+
+// String reads e.g. "NODE_FAIL on n2" or "FAILED (exit 1:0) on n1".
+func (e jobEnd) String() string {
+	if e.State == "" {
+		return "in an unknown state"
+	}
+	s := e.State
+	if e.Exit != "" && e.Exit != "0:0" {
+		s += " (exit " + e.Exit + ")"
+	}
+	if e.Node != "" && e.Node != "(null)" {
+		s += " on " + e.Node
+	}
+	return s
+}
+
+// resubmit tells whether a shard whose job ended so, unfinished, is
+// submitted again, and why not when it is not. A resubmitted shard never
+// costs a verdict: it skips the instances that have a report and runs the
+// others, which its job stopped before they finished. So it is submitted
+// again whenever the end was the node's or the cluster's doing and another
+// job may well finish it:
+//
+//   - NODE_FAIL, BOOT_FAIL: its node died or never came up; the next job
+//     may land on another.
+//   - TIMEOUT: it reached its time limit (--time); the next job starts
+//     where this one stopped, so each gets further, until --node_retries
+//     is spent (the advice then is a longer --time or more shards).
+//   - PREEMPTED: a job of higher priority took its node (--no-requeue
+//     keeps Slurm from requeueing it itself).
+//   - FAILED: eval exited non-zero, which (exit 1) is the node's engine,
+//     images or files failing, or a signal that killed it (an OOM killer
+//     outside the job, a reboot); either may be that node's alone.
+//   - an unknown state (the controller has forgotten the job, or scontrol
+//     failed) or any other: nothing says another job would end the same.
+//
+// It is not submitted again, and the run fails naming it, when someone
+// meant it to end or another job would end the same way:
+//
+//   - CANCELLED: someone cancelled it (scancel, an administrator); eval
+//     slurm's own scancel after an interrupt never gets here. Submitting
+//     it again would undo their decision.
+//   - OUT_OF_MEMORY: eval outgrew the job's memory (--mem); the next job
+//     has the same.
+//   - DEADLINE: the job's --deadline passed; the next one's has too.
+//   - FAILED with exit 2: the nodes' eval refused its command line (a
+//     different --eval_binary); it refuses it again.
+func (e jobEnd) resubmit() (bool, string) {
+	switch e.State {
+	case "CANCELLED":
+		return false, "someone cancelled it (scancel or an administrator), so eval slurm does not submit it against their decision"
+	case "OUT_OF_MEMORY":
+		return false, "it ran out of the memory its job has (--mem), as the next job would: give a larger --mem"
+	case "DEADLINE":
+		return false, "it reached its deadline (sbatch --deadline), which the next job would be past too"
+	case "FAILED":
+		if status, _, _ := strings.Cut(e.Exit, ":"); status == strconv.Itoa(exitUsage) {
+			return false, "the nodes' eval refused the run's command line (exit 2), as it would again; see the log"
+		}
+	}
+	return true, ""
+}
+
 // finalStates returns how each task of job array id ended, as the
-// controller remembers it (scontrol show job), e.g. "NODE_FAIL on n2" or
-// "FAILED (exit 1) on n1".
-func (r *slurmRun) finalStates(id string) map[int]string {
-	states := map[int]string{}
+// controller remembers it (scontrol show job).
+func (r *slurmRun) finalStates(id string) map[int]jobEnd {
 	out, err := slurmCommand(context.Background(), "scontrol", "--oneliner", "show", "job", id)
-	if err == nil {
-		for i, s := range parseJobStates(out) {
-			states[i] = s
-		}
+	if err != nil {
+		return map[int]jobEnd{}
 	}
-	for i := 1; i <= r.so.Shards; i++ {
-		if states[i] == "" {
-			states[i] = "in an unknown state"
-		}
-	}
-	return states
+	return parseJobStates(out)
 }
 
 // parseJobStates reads scontrol --oneliner show job: each array task's
 // state, exit code and node.
-func parseJobStates(out string) map[int]string {
-	states := map[int]string{}
+func parseJobStates(out string) map[int]jobEnd {
+	ends := map[int]jobEnd{}
 	for _, line := range strings.Split(out, "\n") {
 		f := map[string]string{}
 		for _, kv := range strings.Fields(line) {
@@ -632,16 +713,9 @@ func parseJobStates(out string) map[int]string {
 		if err != nil || f["JobState"] == "" {
 			continue
 		}
-		s := f["JobState"]
-		if c := f["ExitCode"]; c != "" && c != "0:0" {
-			s += " (exit " + c + ")"
-		}
-		if n := f["NodeList"]; n != "" && n != "(null)" {
-			s += " on " + n
-		}
-		states[i] = s
+		ends[i] = jobEnd{State: f["JobState"], Exit: f["ExitCode"], Node: f["NodeList"]}
 	}
-	return states
+	return ends
 }
 
 // merge joins the shards' run reports into the run report and prints the
