@@ -18,7 +18,11 @@
 # $SWEBOX_SLURM_RUN (default /run/swebox-slurm): the configuration, munge's
 # key and socket, the controller's state, the nodes' spool directories and
 # the logs. `up` is idempotent (a cluster that answers is left as it is) and
-# `down` removes the directory with every process.
+# `down` removes the directory with every process. The controller listens on
+# $SWEBOX_SLURM_PORT (default 6917), node nI on that port + 100 + I. A second
+# cluster on the same machine takes another SWEBOX_SLURM_RUN and
+# SWEBOX_SLURM_PORT (e.g. /run/swebox-slurm-c and 6927); every command of
+# this script then touches only its own daemons and jobs' processes.
 set -euo pipefail
 
 RUN=${SWEBOX_SLURM_RUN:-/run/swebox-slurm}
@@ -60,11 +64,17 @@ job_pids() {
 }
 
 # stepd_pids JOBID...: the slurmstepd processes of these jobs, found by
-# their command line "slurmstepd: [JOBID.STEP]".
+# their command line "slurmstepd: [JOBID.STEP]" and, since another cluster
+# on this machine numbers its jobs alike, by this cluster's SLURM_CONF in
+# their environment (slurmd's, which they inherit).
 stepd_pids() {
-  local id
+  local id f
   for id in $1; do
-    { grep -lz -- "^slurmstepd: \[$id[.]" /proc/[0-9]*/cmdline 2>/dev/null || true; } | cut -d/ -f3
+    { grep -lz -- "^slurmstepd: \[$id[.]" /proc/[0-9]*/cmdline 2>/dev/null || true; } | while read -r f; do
+      grep -qzx -- "SLURM_CONF=$CONF" "${f%/cmdline}/environ" 2>/dev/null || continue
+      f=${f#/proc/}
+      echo "${f%/cmdline}"
+    done
   done
 }
 

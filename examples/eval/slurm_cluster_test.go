@@ -201,10 +201,13 @@ func hangingShard(t *testing.T, runID string) string {
 	return ""
 }
 
-// slurmScript runs scripts/slurm-local.sh with args.
+// slurmScript runs scripts/slurm-local.sh with args on the cluster of
+// SWEBOX_TEST_SLURM_CONF, whose directory is the script's
+// SWEBOX_SLURM_RUN (another cluster on this machine is left alone).
 func slurmScript(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(moduleDir(t), "scripts", "slurm-local.sh"), args...)
+	cmd.Env = append(os.Environ(), "SWEBOX_SLURM_RUN="+filepath.Dir(os.Getenv("SWEBOX_TEST_SLURM_CONF")))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "slurm-local.sh %v: %s", args, out)
 	t.Logf("slurm-local.sh %v: %s", args, out)
