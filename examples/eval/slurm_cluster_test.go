@@ -5,11 +5,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,14 +61,33 @@ func slurmJobs(t *testing.T, runID string) int {
 // engine, running or not.
 func runContainers(t *testing.T, runID string) int {
 	t.Helper()
-	return countContainers(t, swebench.LabelRun+"="+runID)
+	return len(engineObjects(t, "", swebench.LabelRun+"="+runID))
 }
 
-func countContainers(t *testing.T, label string) int {
+// engineObjects lists the containers, running or not, and the volumes on
+// the engine at host (the docker CLI's default engine when ""), those with
+// label when it is given: "container ID" and "volume NAME".
+func engineObjects(t *testing.T, host, label string) []string {
 	t.Helper()
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+label).Output()
-	require.NoError(t, err)
-	return len(strings.Fields(string(out)))
+	docker := func(args ...string) []string {
+		if host != "" {
+			args = append([]string{"-H", host}, args...)
+		}
+		if label != "" {
+			args = append(args, "--filter", "label="+label)
+		}
+		out, err := exec.Command("docker", args...).Output()
+		require.NoError(t, err, "docker %v", args)
+		return strings.Fields(string(out))
+	}
+	var objs []string
+	for _, id := range docker("ps", "-aq", "--no-trunc") {
+		objs = append(objs, "container "+id)
+	}
+	for _, name := range docker("volume", "ls", "-q") {
+		objs = append(objs, "volume "+name)
+	}
+	return objs
 }
 
 // slurmDemo holds the exported demo and the verdicts of its run on this
@@ -180,12 +201,22 @@ func TestSlurmDemo(t *testing.T) {
 // shard: its evaluation is then certainly in flight.
 func hangingShard(t *testing.T, runID string) string {
 	t.Helper()
+	return hangingShardOn(t, "", runID)
+}
+
+// hangingShardOn is hangingShard for the nodes' engine at host.
+func hangingShardOn(t *testing.T, host, runID string) string {
+	t.Helper()
 	hanging := swebench.LabelRun + "=" + runID + "," + swebench.LabelInstance + "=swebox__demo-6"
 	require.Eventually(t, func() bool {
-		out, err := exec.Command("docker", "ps", "-q", "--filter", "label="+swebench.LabelRun+"="+runID,
-			"--filter", "label="+swebench.LabelInstance+"=swebox__demo-6").Output()
+		args := []string{"ps", "-q", "--filter", "label=" + swebench.LabelRun + "=" + runID,
+			"--filter", "label=" + swebench.LabelInstance + "=swebox__demo-6"}
+		if host != "" {
+			args = append([]string{"-H", host}, args...)
+		}
+		out, err := exec.Command("docker", args...).Output()
 		return err == nil && len(strings.Fields(string(out))) > 0
-	}, 3*time.Minute, 100*time.Millisecond, "the hanging instance never got its container (%s)", hanging)
+	}, 3*time.Minute, 100*time.Millisecond, "the hanging instance never got its container on %s (%s)", cmp.Or(host, "the local engine"), hanging)
 	// The demo's ids sorted: swebox__demo-6 is the sixth, index 5, so it
 	// is in shard 2 of 2.
 	ids := []string{"swebox__demo-1", "swebox__demo-2", "swebox__demo-3", "swebox__demo-4", "swebox__demo-5", "swebox__demo-6", "swebox__demo-7"}
@@ -244,6 +275,19 @@ func TestSlurmNodeDeath(t *testing.T) {
 // started again when the test ends.
 func runKillingNode(t *testing.T, cmd *exec.Cmd, runID string) (string, string, error) {
 	t.Helper()
+	var node string
+	log, err := runDuringHang(t, cmd, runID, func() {
+		node = hangingShard(t, runID)
+		slurmScript(t, "node", "kill", node)
+		t.Cleanup(func() { slurmScript(t, "node", "start", node) })
+	})
+	return log, node, err
+}
+
+// runDuringHang starts cmd, an eval slurm of the demo, calls meanwhile
+// while it runs, and returns the command's output and how it ended.
+func runDuringHang(t *testing.T, cmd *exec.Cmd, runID string, meanwhile func()) (string, error) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = cmd.Stderr
@@ -257,12 +301,56 @@ func runKillingNode(t *testing.T, cmd *exec.Cmd, runID string) (string, string, 
 			log.WriteString(sc.Text() + "\n")
 		}
 	}()
-	node := hangingShard(t, runID)
-	slurmScript(t, "node", "kill", node)
-	t.Cleanup(func() { slurmScript(t, "node", "start", node) })
+	meanwhile()
 	<-done
 	err = cmd.Wait()
-	return log.String(), node, err
+	return log.String(), err
+}
+
+// A shard whose job reaches its time limit (TIMEOUT) costs no verdict, as
+// a dead node's does: it is submitted again and the run's report is the
+// one machine's. While the hanging instance runs, its shard's job has its
+// processes stopped (scancel --signal=STOP: the job stays RUNNING and its
+// time counts), so that it outlasts any limit however fast the machine,
+// and its end moved to a few seconds from now (scontrol update EndTime,
+// the time limit to the second; --time counts whole minutes). The
+// controller then ends it as at any time limit, at its next check (every
+// 30 s): SIGCONT, SIGTERM, state TIMEOUT.
+func TestSlurmTimeLimit(t *testing.T) {
+	d := newSlurmDemo(t)
+	runID := "slurm-time-" + testenv.Session(t)
+	dir := t.TempDir()
+	var node string
+	log, err := runDuringHang(t, d.slurmCommand(runID, dir, "--time", "5"), runID, func() {
+		node = hangingShard(t, runID)
+		job := shardJob(t, runID, 2)
+		out, err := exec.Command("scancel", "--signal=STOP", "--full", job).CombinedOutput()
+		require.NoError(t, err, "scancel --signal=STOP: %s", out)
+		out, err = exec.Command("scontrol", "update", "JobId="+job, "EndTime=now+5").CombinedOutput()
+		require.NoError(t, err, "scontrol update EndTime: %s", out)
+	})
+	t.Log(log)
+	require.NoError(t, err)
+	d.checkSame(t, runID, dir)
+	assert.Regexp(t, `shard 2/2 \(job \d+_2\) ended TIMEOUT( \(exit [^)]*\))? on `+node+` without finishing: submitting it again \(1 of 2\)`, log)
+	assert.Regexp(t, `submitted job array \d+: shards 2 of 2`, log)
+	checkNothingLeft(t, runID)
+}
+
+// shardJob returns the id of run id's queued task of shard i, as
+// ARRAYJOB_I: the task's own job id may be the array's (the first task
+// started gets it), which scancel and scontrol take for every task.
+func shardJob(t *testing.T, runID string, i int) string {
+	t.Helper()
+	out, err := exec.Command("squeue", "--noheader", "--array", "--name", "swebox-"+runID, "--format", "%K %i").Output()
+	require.NoError(t, err)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == strconv.Itoa(i) {
+			return f[1]
+		}
+	}
+	t.Fatalf("shard %d of run %s is not in the queue: squeue says %q", i, runID, out)
+	return ""
 }
 
 // With --node_retries 0 a shard whose node died is not submitted again:
