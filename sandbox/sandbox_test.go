@@ -279,6 +279,139 @@ print(n)
 	assert.Empty(t, sessionContainers(t, c), "one-shot runs remove their sandboxes")
 }
 
+// TestRemoveEndsItsExecs: a sandbox removed while commands run in it (one
+// running, one whose caller gave up on it, one with a process in the
+// background) leaves nothing on the host that runs or watches them: no
+// process of the commands, and of the engine's own none that still does
+// its work for the sandbox. On Docker the engine forgets the execs and no
+// host process names the sandbox (containerd's shim). On Podman each exec
+// session has a monitor (conmon) of its own that outlives the session by
+// the engine's exit_command_delay (containers.conf, 5 minutes by default)
+// and then runs Podman's cleanup of it: such a monitor may be left, waiting
+// with no file open but its standard streams (conmon closes the others
+// before it waits), attached to nothing and watching no process; any other
+// process that names the sandbox is left behind. The host's state is read
+// before the removal too, so that the test could fail.
+func TestRemoveEndsItsExecs(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, c *sandbox.Client) {
+		api := testenv.Docker(t, c)
+		v, err := api.ServerVersion(context.Background())
+		require.NoError(t, err)
+		podman := false
+		for _, comp := range v.Components {
+			podman = podman || comp.Name == "Podman Engine"
+		}
+		sb := createT(t, c, sandbox.Spec{Policy: sandbox.AllowAll()})
+		// The sleeps' lengths name the commands' processes on the host.
+		marker := fmt.Sprint(700000000 + time.Now().UnixNano()%100000000)
+		gaveUp, giveUp := context.WithCancel(context.Background())
+		defer giveUp()
+		started := make(chan struct{}, 3)
+		w := writerFunc(func(p []byte) (int, error) { started <- struct{}{}; return len(p), nil })
+		ended := make(chan error, 3)
+		for i, req := range []struct {
+			ctx    context.Context
+			script string
+		}{
+			{context.Background(), "echo go; exec sleep " + marker + "1"},
+			{gaveUp, "echo go; exec sleep " + marker + "2"},
+			{context.Background(), "sleep " + marker + "3 & echo go; wait"},
+		} {
+			go func() {
+				_, err := sb.Exec(req.ctx, sandbox.ExecRequest{Cmd: []string{"sh", "-c", req.script}, Stdout: w})
+				ended <- fmt.Errorf("command %d: %w", i, err)
+			}()
+		}
+		for range 3 {
+			<-started
+		}
+		// The commands' sleeps, seen on the host: each prints before it
+		// starts its sleep.
+		sleeps := func() int {
+			n := 0
+			for _, p := range testenv.HostProcesses(marker) {
+				if _, cmd, _ := strings.Cut(p, ": "); strings.HasPrefix(cmd, "sleep ") {
+					n++
+				}
+			}
+			return n
+		}
+		require.Eventually(t, func() bool { return sleeps() == 3 }, time.Minute, 50*time.Millisecond,
+			"the commands' processes are seen on the host while they run")
+		require.NotEmpty(t, testenv.HostProcesses(sb.ID()), "the engine's processes for the sandbox (its shim or monitor) are seen while it runs")
+		var execIDs []string
+		if !sb.UsesExecAgent() {
+			if podman {
+				assert.NotEmpty(t, working(t, podmanMonitors(sb.ID())), "the execs' monitors are seen while the commands run")
+			} else {
+				ci, err := api.ContainerInspect(context.Background(), sb.ID())
+				require.NoError(t, err)
+				execIDs = ci.ExecIDs
+				assert.NotEmpty(t, execIDs, "the engine lists the running execs")
+			}
+		}
+		giveUp()
+
+		require.NoError(t, sb.Remove(context.Background()))
+		for range 3 {
+			<-ended // each Exec returns, whatever it says
+		}
+		assert.Eventually(t, func() bool { return len(testenv.HostProcesses(marker)) == 0 }, time.Minute, 100*time.Millisecond,
+			"no process of the commands is left")
+		for _, id := range execIDs {
+			_, err := api.ContainerExecInspect(context.Background(), id)
+			assert.True(t, cerrdefs.IsNotFound(err), "the engine forgot exec %s: %v", id, err)
+		}
+		var left []string
+		assert.Eventually(t, func() bool {
+			left = testenv.HostProcesses(sb.ID())
+			if podman {
+				left = working(t, left)
+			}
+			return len(left) == 0
+		}, time.Minute, 100*time.Millisecond, "no process that names the sandbox works for it")
+		assert.Empty(t, left)
+		if podman {
+			t.Logf("%d exec monitors wait out the engine's exit_command_delay", len(podmanMonitors(sb.ID())))
+		}
+	})
+}
+
+// podmanMonitors lists the host processes (testenv.HostProcesses) of
+// Podman's monitors (conmon) of the container id.
+func podmanMonitors(id string) []string {
+	var mons []string
+	for _, p := range testenv.HostProcesses(id) {
+		if _, cmd, _ := strings.Cut(p, ": "); strings.HasPrefix(cmd, "/usr/bin/conmon ") && strings.Contains(cmd, " -c "+id+" ") {
+			mons = append(mons, p)
+		}
+	}
+	return mons
+}
+
+// working keeps, of host processes (testenv.HostProcesses), those that are
+// not a Podman monitor waiting to run its exit command: a conmon process
+// with no file open but its standard streams.
+func working(t *testing.T, procs []string) []string {
+	t.Helper()
+	var kept []string
+	for _, p := range procs {
+		pid, cmd, _ := strings.Cut(p, ": ")
+		if strings.Contains(cmd, "conmon ") {
+			fds, err := os.ReadDir(filepath.Join("/proc", pid, "fd"))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // it has ended
+			}
+			require.NoError(t, err)
+			if len(fds) <= 3 {
+				continue
+			}
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
 // panicOnStart is the real engine, except that starting a container panics,
 // in the caller's goroutine, after the container was created.
 type panicOnStart struct{ sandbox.DockerAPI }
