@@ -276,7 +276,7 @@ func TestSlurmNodeDeath(t *testing.T) {
 func runKillingNode(t *testing.T, cmd *exec.Cmd, runID string) (string, string, error) {
 	t.Helper()
 	var node string
-	log, err := runDuringHang(t, cmd, runID, func() {
+	log, err := runDuringHang(t, cmd, func() {
 		node = hangingShard(t, runID)
 		slurmScript(t, "node", "kill", node)
 		t.Cleanup(func() { slurmScript(t, "node", "start", node) })
@@ -285,8 +285,10 @@ func runKillingNode(t *testing.T, cmd *exec.Cmd, runID string) (string, string, 
 }
 
 // runDuringHang starts cmd, an eval slurm of the demo, calls meanwhile
-// while it runs, and returns the command's output and how it ended.
-func runDuringHang(t *testing.T, cmd *exec.Cmd, runID string, meanwhile func()) (string, error) {
+// while it runs, and returns the command's output and how it ended. When
+// meanwhile fails the test, the command is interrupted, which cancels its
+// jobs.
+func runDuringHang(t *testing.T, cmd *exec.Cmd, meanwhile func()) (string, error) {
 	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -301,9 +303,18 @@ func runDuringHang(t *testing.T, cmd *exec.Cmd, runID string, meanwhile func()) 
 			log.WriteString(sc.Text() + "\n")
 		}
 	}()
+	ended := false
+	defer func() {
+		if !ended {
+			_ = cmd.Process.Signal(os.Interrupt)
+			<-done
+			_ = cmd.Wait()
+		}
+	}()
 	meanwhile()
 	<-done
 	err = cmd.Wait()
+	ended = true
 	return log.String(), err
 }
 
@@ -321,7 +332,7 @@ func TestSlurmTimeLimit(t *testing.T) {
 	runID := "slurm-time-" + testenv.Session(t)
 	dir := t.TempDir()
 	var node string
-	log, err := runDuringHang(t, d.slurmCommand(runID, dir, "--time", "5"), runID, func() {
+	log, err := runDuringHang(t, d.slurmCommand(runID, dir, "--time", "5"), func() {
 		node = hangingShard(t, runID)
 		job := shardJob(t, runID, 2)
 		out, err := exec.Command("scancel", "--signal=STOP", "--full", job).CombinedOutput()
