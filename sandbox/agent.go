@@ -512,6 +512,9 @@ func (s *Sandbox) execAgent(ctx context.Context, req ExecRequest, user string) (
 		return ExecResult{}, err, true
 	}
 	res.Usage = agentResult(r, &res, func(msg string) { _, _ = io.WriteString(stderr, msg) })
+	if info(s.c.b).SharedMemoryCgroup {
+		res.OOMKilled = false // the agent's count is of a cgroup shared with other processes
+	}
 	res.Stdout, res.Stderr = outBuf.Output(), errBuf.Output()
 	if r.TimedOut && ctx.Err() != nil {
 		err = fmt.Errorf("exec %q: %w", req.Cmd[0], ctx.Err())

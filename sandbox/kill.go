@@ -141,8 +141,14 @@ const oomScript = seam.OOMScript
 // OOMKills returns how many processes the kernel's OOM killer has ended in
 // the sandbox since it started (the memory cgroup's oom_kill counter). It
 // sees what ExecResult.OOMKilled cannot: a child of a command killed while
-// the command itself lived on.
+// the command itself lived on. Where the sandbox has no memory cgroup of
+// its own (rootless Podman without the memory controller, as on a cgroup v1
+// host) it returns an error, and OOMKilled stays false: the counter the
+// sandbox sees there is shared with other processes.
 func (s *Sandbox) OOMKills(ctx context.Context) (int64, error) {
+	if info(s.c.b).SharedMemoryCgroup {
+		return 0, errors.New("read OOM kill count: the sandbox has no memory cgroup of its own (rootless Podman without the memory controller); the one it sees counts the OOM kills of other processes")
+	}
 	res, err := s.runInternal(ctx, []string{"/bin/sh", "-c", oomScript}, "", nil, nil)
 	if err != nil {
 		return 0, err

@@ -136,6 +136,19 @@ func (d *dockerBackend) onPodman() bool {
 	return d.factsCache.facts != nil && d.factsCache.facts.podman
 }
 
+// sharedMemoryCgroup reports whether the engine is known to be rootless
+// Podman without the memory controller, whose containers have no memory
+// cgroup of their own: on cgroup v1 a container stays in the cgroup of the
+// service, whose oom_kill counter counts every OOM kill among the user's
+// processes and the service's other sandboxes (an OOM kill before the
+// sandbox started included), so swebox reads no OOM kill from it.
+func (d *dockerBackend) sharedMemoryCgroup() bool {
+	d.factsCache.mu.Lock()
+	defer d.factsCache.mu.Unlock()
+	f := d.factsCache.facts
+	return f != nil && f.podman && f.rootless && !slices.Contains(f.cgroupControllers, "memory")
+}
+
 // libpodGet reads one of Podman's own endpoints (/libpod/...), which the
 // Docker client has no method for, over the client's connection.
 func (d *dockerBackend) libpodGet(ctx context.Context, path string, v any) error {
@@ -339,7 +352,8 @@ func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
 // and for Podman, whose archive endpoint follows a symbolic link in a bind
 // mount (a copy out of /workspace/link, a link to /etc/passwd, gave a file
 // where Docker's gives the link), so that copies go through tar in the
-// sandbox. An
+// sandbox, and whose rootless containers may share a memory cgroup
+// (sharedMemoryCgroup). An
 // engine that runs as another unprivileged user (rootless Podman or Docker
 // of someone else) cannot open this process's private directories, so its
 // sandboxes see no host files and reach no exec agent: workspaces are copied
@@ -348,6 +362,7 @@ func (d *dockerBackend) withRlimits(id string, cmd []string) []string {
 // agent's directory needs no chown.
 func (d *dockerBackend) adaptInfo(i seam.Info) seam.Info {
 	i.ArchiveFollowsLinks = d.onPodman()
+	i.SharedMemoryCgroup = d.sharedMemoryCgroup()
 	if !i.SharesHostFiles {
 		return i
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,4 +92,46 @@ func cgroupLimits(t *testing.T, sb *sandbox.Sandbox) (memory, pids string) {
 	fields := strings.Fields(res.Stdout.String())
 	require.Len(t, fields, 2, res.Stderr.String())
 	return fields[0], fields[1]
+}
+
+// TestOOMCountIsTheSandboxs: the OOM kill count a sandbox reports
+// (OOMKills, and from it ExecResult.OOMKilled and swebench's
+// out_of_memory) is read from a memory cgroup of the sandbox's own. On
+// rootless Podman without the memory controller (a cgroup v1 host) the
+// sandbox stays in the engine's memory cgroup, which is this test's when
+// it runs as the engine's user beside it (.ci/run): that cgroup's counter
+// counts every OOM kill among its processes, so OOMKills refuses to read
+// it. Elsewhere a fresh sandbox's count is 0.
+func TestOOMCountIsTheSandboxs(t *testing.T) {
+	c := newClient(t)
+	sb := createT(t, c, sandbox.Spec{Image: testImage(), Policy: sandbox.AllowAll()})
+	inside := memoryCgroup(t, execT(t, sb, sandbox.ExecRequest{Cmd: []string{"cat", "/proc/self/cgroup"}}).Stdout.String())
+	mine, err := os.ReadFile("/proc/self/cgroup")
+	require.NoError(t, err)
+	n, err := sb.OOMKills(context.Background())
+	if inside == memoryCgroup(t, string(mine)) {
+		require.Error(t, err, "the sandbox is in this test's memory cgroup %s, whose count is not the sandbox's", inside)
+		return
+	}
+	require.NoError(t, err)
+	assert.Zero(t, n, "a fresh sandbox's own count")
+}
+
+// memoryCgroup is the path of the memory cgroup in a /proc/PID/cgroup: the
+// memory controller's line on cgroup v1, the unified one on v2.
+func memoryCgroup(t *testing.T, procCgroup string) string {
+	t.Helper()
+	unified := ""
+	for _, line := range strings.Split(strings.TrimSpace(procCgroup), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		require.Len(t, parts, 3, "a /proc/PID/cgroup line: %q", line)
+		if slices.Contains(strings.Split(parts[1], ","), "memory") {
+			return parts[2]
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			unified = parts[2]
+		}
+	}
+	require.NotEmpty(t, unified, "no memory cgroup in %q", procCgroup)
+	return unified
 }

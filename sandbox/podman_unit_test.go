@@ -100,3 +100,29 @@ func TestCreateRetriesKeepIDRace(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedMemoryCgroup: the sandboxes of rootless Podman without the
+// memory controller share the engine's memory cgroup (Info says so, and
+// OOMKills then reads no count); with the controller (cgroup v2
+// delegation), on rootful Podman and on Docker each has its own.
+func TestSharedMemoryCgroup(t *testing.T) {
+	all := []string{"cpuset", "cpu", "io", "memory", "hugetlb", "pids"}
+	for _, tc := range []struct {
+		name   string
+		facts  *engineFacts
+		shared bool
+	}{
+		{"facts not read", nil, false},
+		{"docker", &engineFacts{}, false},
+		{"rootful podman v1", &engineFacts{podman: true, cgroupVersion: "v1", cgroupControllers: all}, false},
+		{"rootless v2 delegated", &engineFacts{podman: true, rootless: true, cgroupVersion: "v2", cgroupControllers: all}, false},
+		{"rootless v2 without memory", &engineFacts{podman: true, rootless: true, cgroupVersion: "v2", cgroupControllers: []string{"cpu", "pids"}}, true},
+		{"rootless v1", &engineFacts{podman: true, rootless: true, cgroupVersion: "v1"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &dockerBackend{api: remoteAPI{}}
+			d.factsCache.facts = tc.facts
+			assert.Equal(t, tc.shared, d.Info().SharedMemoryCgroup)
+		})
+	}
+}

@@ -186,6 +186,13 @@ type Info struct {
 	// run tar in the sandbox through exec instead, where a link reaches
 	// nothing of the host's.
 	ArchiveFollowsLinks bool
+	// SharedMemoryCgroup: the memory cgroup a sandbox sees is not its own
+	// but the engine's, shared with the engine's other sandboxes and the
+	// processes of the user that runs it (rootless Podman without the
+	// memory controller: on cgroup v1 the container stays in the
+	// service's cgroup), so its OOM kill counter tells nothing of the
+	// sandbox.
+	SharedMemoryCgroup bool
 }
 
 // Describer is implemented by a Backend that reports an Info.
