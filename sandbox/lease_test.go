@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,12 +99,20 @@ func pruneSession(t *testing.T, session string) {
 	assert.NoError(t, err)
 }
 
-// buildOwner builds testdata/owner.
+// buildOwner builds testdata/owner, in the package's source directory
+// where it still exists: the test binary may run elsewhere (CI runs the
+// Podman tests in a copy of the package's directory, outside the module).
 func buildOwner(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "owner")
 	args := append(append([]string{"build"}, raceFlags...), "-o", bin, "./testdata/owner")
-	out, err := exec.Command("go", args...).CombinedOutput()
+	cmd := exec.Command("go", args...)
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(file), "testdata", "owner")); err == nil {
+			cmd.Dir = filepath.Dir(file)
+		}
+	}
+	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
@@ -118,12 +128,23 @@ func startOwner(t *testing.T, bin, session, how string, extra ...string) *exec.C
 // clients of other programs (other tests that run meanwhile) leave its
 // sandboxes alone, so that what removes them is the engine. Without
 // unshare(1) and the privilege to use it, the test skips.
+//
+// The namespace gets the machine's pid_max where it has one of its own
+// (Linux 6.14 and later start a namespace at the kernel's maximum,
+// 4194304): the owner's client asks a rootful Podman for a process limit of
+// pid_max (adaptPodman), and a runtime that cannot raise its own limit
+// (root without CAP_SYS_RESOURCE) cannot set that one. Outside the test no
+// program of the machine sees another pid_max.
 func startIsolatedOwner(t *testing.T, bin, session, how string) *exec.Cmd {
 	t.Helper()
 	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		cienv.Skip(t, "cannot run the owner in a pid namespace of its own (unshare --pid: %v)", err)
 	}
-	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL", bin, session, testenv.Image(), how)
+	pidMax, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	require.NoError(t, err)
+	const setPidMax = `f=/proc/sys/kernel/pid_max; [ "$(cat $f)" = "$1" ] || echo "$1" > $f || exit 1; shift; exec "$@"`
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGKILL",
+		"/bin/sh", "-c", setPidMax, "sh", strings.TrimSpace(string(pidMax)), bin, session, testenv.Image(), how)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return startOwnerCmd(t, cmd)
 }
