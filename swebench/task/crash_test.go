@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/internal/testenv"
@@ -46,7 +47,16 @@ func crashedProgram(v string) {
 		fail(err)
 	}
 	ctx := context.Background()
-	tasks, err := task.New(ctx, task.Config{Eval: swebench.Config{Dataset: rows, RepoSources: []string{repos}}})
+	cfg := swebench.Config{Dataset: rows, RepoSources: []string{repos}}
+	if testenv.UnenforcedLimits() {
+		// As the suites' clients, on rootless Podman on a cgroup v1 host.
+		c, err := sandbox.New(sandbox.WithUnenforcedLimits(true))
+		if err != nil {
+			fail(err)
+		}
+		cfg.Sandboxes = []*sandbox.Client{c}
+	}
+	tasks, err := task.New(ctx, task.Config{Eval: cfg})
 	if err != nil {
 		fail(err)
 	}
@@ -100,7 +110,7 @@ func TestCrashedProgramLeavesNothing(t *testing.T) {
 	api := testenv.Docker(t, c)
 	require.Eventually(t, func() bool {
 		_, err := api.ContainerInspect(context.Background(), id)
-		return err != nil && strings.Contains(err.Error(), "No such container")
+		return cerrdefs.IsNotFound(err)
 	}, time.Minute, 250*time.Millisecond, "the dead program's sandbox is removed, not left stopped")
 	require.Eventually(t, func() bool {
 		left, err := c.List(context.Background(), sandbox.ListRequest{All: true, Labels: map[string]string{task.LabelTask: ""}})
