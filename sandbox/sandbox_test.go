@@ -28,6 +28,7 @@ import (
 
 	"github.com/swebox/swebox/internal/testenv"
 	"github.com/swebox/swebox/sandbox"
+	"github.com/swebox/swebox/sandbox/internal/execagent"
 )
 
 func TestExecResults(t *testing.T) { forEachExecTransport(t, testExecResults) }
@@ -211,8 +212,15 @@ func TestRunResults(t *testing.T) {
 func testRunResults(t *testing.T, c *sandbox.Client) {
 	const pids = 16
 	// forks starts processes that sleep until it has as many as it may
-	// (at most 64), then prints how many it started.
-	const forks = `import os, sys, time
+	// (at most 64), then prints how many it started and, under the exec
+	// agent, the threads of the agent and of the command's shim, which
+	// count against the limit too: "0 0" for a command whose parent is
+	// outside the sandbox (the engine's exec) or its init (a container's
+	// main process).
+	const forks = `import os, time
+def threads(pid):
+    st = dict(l.split(":", 1) for l in open("/proc/%d/status" % pid).read().splitlines() if ":" in l)
+    return int(st["Threads"]), int(st["PPid"])
 n = 0
 while n < 64:
     try:
@@ -227,6 +235,11 @@ while n < 64:
         os._exit(0)
     n += 1
 print(n)
+if os.getppid() in (0, 1):
+    print(0, 0)
+else:
+    shim, agent = threads(os.getppid())
+    print(threads(agent)[0], shim)
 `
 	type want struct {
 		exit, signal   int
@@ -269,6 +282,19 @@ print(n)
 			res, err := c.Run(context.Background(), spec, tc.req)
 			require.NoError(t, err)
 			got := want{exit: res.ExitCode, signal: res.Signal, stdout: res.Stdout.String(), timedOut: res.TimedOut}
+			if tc.limits {
+				// The agent's and the shim's threads beyond those the
+				// allowance counts (the Go runtime may start one
+				// more) leave the command that many fewer.
+				var started, agentThreads, shimThreads int
+				_, err := fmt.Sscanf(got.stdout, "%d\n%d %d", &started, &agentThreads, &shimThreads)
+				require.NoError(t, err, "output %q", got.stdout)
+				if agentThreads > 0 && !testenv.UnenforcedLimits() {
+					tc.want.stdout = fmt.Sprintf("%d\n", pids-2-(agentThreads-execagent.AgentTasks)-(shimThreads-execagent.ShimTasks))
+					t.Logf("the agent's threads %d, the shim's %d", agentThreads, shimThreads)
+				}
+				got.stdout = fmt.Sprintf("%d\n", started)
+			}
 			if tc.want.stderr != "" {
 				got.stderr = res.Stderr.String()
 			}
