@@ -15,19 +15,19 @@ import (
 //
 // req.WorkingDir and req.User override the spec's; req.Env adds to it.
 //
-// On Podman the command runs through the engine's exec in a sandbox whose
-// main process idles, as a pooled Run's does, and the sandbox is removed
-// once the command has ended: Podman 4 with conmon before 2.1.13 never
-// reports a container's OOM kill (conmon writes its marker into its own
-// working directory, where Podman does not look), and a container's cgroup,
-// whose OOM kill counter tells it instead, is gone once its main process
-// has ended. The result is the one Run gives on Docker: exit status,
-// signal, output, stdin, timeout and OOMKilled; the command's process limit
-// is the same (the idle main process's two processes are added to
-// PidsLimit), and a program that cannot start exits 127 or 126, as on
-// Docker. The command's parent is outside the sandbox, not its init, and
-// the idle main process (about 0.5 MiB) and the exec agent, where used
-// (about 2 MiB), count against the memory limit.
+// On Podman the command runs over the client's transport (the exec agent
+// or the engine's exec) in a sandbox whose main process idles, as a pooled
+// Run's does, and the sandbox is removed once the command has ended: Podman
+// 4 with conmon before 2.1.13 never reports a container's OOM kill (conmon
+// writes its marker into its own working directory, where Podman does not
+// look), and a container's cgroup, whose OOM kill counter tells it instead,
+// is gone once its main process has ended. The result is the one Run gives
+// on Docker: exit status, signal, output, stdin, timeout and OOMKilled; the
+// command's process limit is the same (the idle main process's two
+// processes are added to PidsLimit), and a program that cannot start exits
+// 127 or 126, as on Docker. The command is not a child of the sandbox's
+// init, and the idle main process (about 0.5 MiB) and the exec agent, where
+// used (about 2 MiB), count against the memory limit.
 func (c *Client) Run(ctx context.Context, spec Spec, req ExecRequest) (res ExecResult, err error) {
 	if err := spec.Policy.Check(req.Cmd); err != nil {
 		return ExecResult{}, err
