@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -286,8 +287,9 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithParentDir makes the proxy create its socket directory in dir. A Unix
-// socket's path is limited to about 100 bytes, so dir should be short.
-// Default: os.TempDir().
+// socket's address holds about 100 bytes of path: on Linux a longer one is
+// bound through the directory's handle (listenUnix), elsewhere Start fails,
+// so dir should be short there. Default: os.TempDir().
 func WithParentDir(dir string) Option {
 	return func(c *config) error {
 		if !filepath.IsAbs(dir) {
@@ -355,7 +357,7 @@ func Start(allow Allowlist, opts ...Option) (*Proxy, error) {
 		return nil, errors.Join(fmt.Errorf("create proxy directory: %w", err), os.RemoveAll(dir))
 	}
 	sock := filepath.Join(dir, SocketName)
-	ln, err := net.Listen("unix", sock)
+	ln, err := listenUnix(sock)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen on proxy socket: %w", err), os.RemoveAll(dir))
 	}
@@ -546,6 +548,34 @@ func (p *Proxy) Events() (events []Event, dropped int) {
 	events, dropped = p.events, p.dropped
 	p.events, p.dropped = nil, 0
 	return events, dropped
+}
+
+// maxSocketPath is the longest path a Unix socket address holds on Linux
+// (sun_path's 108 bytes, its terminating NUL included).
+const maxSocketPath = 107
+
+// listenUnix listens on a Unix socket at sock. On Linux a path longer than
+// a socket address holds (a deep TMPDIR: the MCP server's own is
+// $TMPDIR/swebox-mcp-<name>/run-<n>/tmp, over the limit for a home
+// directory's TMPDIR and a test's server name) is bound through the
+// directory's handle, /proc/self/fd/<n>/<name>, the same directory in a
+// few bytes. The handle is closed once the socket exists, so the listener
+// must not unlink by that name on Close: the caller removes the directory.
+func listenUnix(sock string) (net.Listener, error) {
+	if len(sock) <= maxSocketPath || runtime.GOOS != "linux" {
+		return net.Listen("unix", sock)
+	}
+	d, err := os.Open(filepath.Dir(sock))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ln, err := net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), filepath.Base(sock)))
+	if err != nil {
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return ln, nil
 }
 
 // Close stops the proxy, cuts open tunnels and removes the socket's

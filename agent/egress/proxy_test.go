@@ -2,13 +2,17 @@ package egress_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,4 +129,44 @@ func TestStartErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProxyInADeepDirectory: a socket directory whose path is longer than
+// a Unix socket address holds (the MCP server's, under a home directory's
+// TMPDIR) still gets the proxy on Linux: the socket is at Socket(), a
+// client that reaches it through the directory's handle is served, and
+// Close removes the directory.
+func TestProxyInADeepDirectory(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
+	require.NoError(t, os.MkdirAll(parent, 0o700))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "deep") }))
+	t.Cleanup(srv.Close)
+	px, err := egress.Start(egress.Allowlist{Hosts: []string{srv.Listener.Addr().String()}}, egress.WithParentDir(parent))
+	if runtime.GOOS != "linux" {
+		require.Error(t, err, "no socket address holds the path")
+		return
+	}
+	require.NoError(t, err)
+	require.Greater(t, len(px.Socket()), 108, "the path is longer than a socket address")
+	fi, err := os.Stat(px.Socket())
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSocket, fi.Mode().Type())
+	assert.Equal(t, os.FileMode(0o666), fi.Mode().Perm(), "any user may connect")
+
+	dir, err := os.Open(px.Dir())
+	require.NoError(t, err)
+	t.Cleanup(func() { dir.Close() })
+	c := &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "proxy"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), egress.SocketName))
+		},
+	}}
+	resp, err := c.Get(srv.URL)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, "deep", string(body))
+	require.NoError(t, px.Close())
+	assert.NoDirExists(t, px.Dir())
 }
