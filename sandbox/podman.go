@@ -275,25 +275,40 @@ func (d *dockerBackend) adaptPodman(ctx context.Context, s Spec, cfg *container.
 // keepIDRace is the words of rootless Podman 4.3's refusal of a keep-id
 // container whose user's subordinate ids it failed to read. Debian's
 // Podman reads /etc/subuid and /etc/subgid through shadow's libsubid,
-// whose file handles are process globals: two creates at once in the
+// which is not safe for concurrent use: two keep-id creates at once in the
 // service can make one of them find no range ("no subgid ranges found for
-// group" in the service's log) and refuse the container, about 2 in 90
-// of 30 concurrent creates on the test machine. A user without ranges gets
-// the same words on every attempt.
+// group", "cannot read subids" in the service's log) and refuse the
+// container, about 2 in 90 of 30 concurrent creates on the test machine,
+// or crash the service with SIGSEGV in subid_get_gid_ranges
+// (containers/storage#2030, podman#23264). A user without ranges gets the
+// same words on every attempt.
 const keepIDRace = "keep-id requires additional UIDs or GIDs defined in /etc/subuid and /etc/subgid"
 
 // keepIDAttempts bounds the creates of one keep-id container.
 const keepIDAttempts = 5
 
-// createContainer creates the container, and again, a few times with a
+// keepIDCreates makes this process's keep-id creates one at a time, so
+// that they never race in the service (keepIDRace); another process's
+// creates still can, which the retry covers unless the service crashes.
+var keepIDCreates sync.Mutex
+
+// createContainer creates the container, a keep-id one while no other
+// keep-id create of this process runs, and again, a few times with a
 // short pause, when rootless Podman refuses a keep-id container for want
 // of subordinate ids it failed to read (keepIDRace): the refused create
 // made nothing, so another is safe.
 func createContainer(ctx context.Context, api dockerAPI, cfg *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
+	keepID := strings.HasPrefix(string(hc.UsernsMode), "keep-id")
+	create := func() (container.CreateResponse, error) {
+		if keepID {
+			keepIDCreates.Lock()
+			defer keepIDCreates.Unlock()
+		}
+		return api.ContainerCreate(ctx, cfg, hc, nil, nil, name)
+	}
 	for attempt := 1; ; attempt++ {
-		resp, err := api.ContainerCreate(ctx, cfg, hc, nil, nil, name)
-		if err == nil || attempt == keepIDAttempts || !strings.HasPrefix(string(hc.UsernsMode), "keep-id") ||
-			!strings.Contains(err.Error(), keepIDRace) {
+		resp, err := create()
+		if err == nil || attempt == keepIDAttempts || !keepID || !strings.Contains(err.Error(), keepIDRace) {
 			return resp, err
 		}
 		// Apart, so that creates that raced do not race again.

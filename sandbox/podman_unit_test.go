@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -125,4 +128,38 @@ func TestSharedMemoryCgroup(t *testing.T) {
 			assert.Equal(t, tc.shared, d.Info().SharedMemoryCgroup)
 		})
 	}
+}
+
+// overlapCounter is an engine API whose creates take a moment and count
+// how many ran at once.
+type overlapCounter struct {
+	dockerAPI
+	running, most atomic.Int32
+}
+
+func (o *overlapCounter) ContainerCreate(context.Context, *container.Config, *container.HostConfig, *network.NetworkingConfig, *ocispec.Platform, string) (container.CreateResponse, error) {
+	n := o.running.Add(1)
+	defer o.running.Add(-1)
+	for m := o.most.Load(); n > m && !o.most.CompareAndSwap(m, n); m = o.most.Load() {
+	}
+	time.Sleep(5 * time.Millisecond) // long enough for the others to arrive
+	return container.CreateResponse{ID: "made"}, nil
+}
+
+// TestKeepIDCreatesOneAtATime: this process's keep-id creates never run at
+// once, since Podman's subordinate id lookup is not safe for concurrent
+// use (createContainer).
+func TestKeepIDCreatesOneAtATime(t *testing.T) {
+	api := &overlapCounter{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := createContainer(context.Background(), api, &container.Config{}, &container.HostConfig{UsernsMode: "keep-id:uid=1000,gid=1000"}, "")
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, api.most.Load())
 }
