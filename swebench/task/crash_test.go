@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/swebox/swebox/internal/testenv"
@@ -112,9 +113,13 @@ func TestCrashedProgramLeavesNothing(t *testing.T) {
 		_, err := api.ContainerInspect(context.Background(), id)
 		return cerrdefs.IsNotFound(err)
 	}, time.Minute, 250*time.Millisecond, "the dead program's sandbox is removed, not left stopped")
-	require.Eventually(t, func() bool {
-		left, err := c.List(context.Background(), sandbox.ListRequest{All: true, Labels: map[string]string{task.LabelTask: ""}})
+	var left []sandbox.Object
+	assert.Eventually(t, func() bool {
+		left, err = c.List(context.Background(), sandbox.ListRequest{All: true, Labels: map[string]string{task.LabelTask: ""}})
 		require.NoError(t, err)
 		return len(left) == 0
 	}, time.Minute, 250*time.Millisecond, "no task sandbox (the spare included) nor its volume is left")
+	for _, o := range left {
+		t.Logf("left: %s %s %v", o.Kind, o.ID, o.Labels)
+	}
 }
