@@ -97,6 +97,24 @@ func TestCrashedProgramLeavesNothing(t *testing.T) {
 		ws, _ := filepath.Glob(filepath.Join(dir, "work", "ws-*"))
 		return len(ws) == 2
 	}, time.Minute, 100*time.Millisecond, "the environment's checkout and its spare's")
+	// Killed only once the spare runs too: a container the program was
+	// still creating when it died is never started, and the engine does not
+	// remove such a one (the next client's sweep or Prune does).
+	api := testenv.Docker(t, c)
+	require.Eventually(t, func() bool {
+		objs, err := c.List(context.Background(), sandbox.ListRequest{All: true, Labels: map[string]string{task.LabelTask: ""}})
+		require.NoError(t, err)
+		running := 0
+		for _, o := range objs {
+			if o.Kind != sandbox.KindSandbox {
+				continue
+			}
+			if ci, err := api.ContainerInspect(context.Background(), o.ID); err == nil && ci.State != nil && ci.State.Running {
+				running++
+			}
+		}
+		return running == 2
+	}, time.Minute, 100*time.Millisecond, "the environment's sandbox and its spare run")
 
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
@@ -108,7 +126,6 @@ func TestCrashedProgramLeavesNothing(t *testing.T) {
 	require.NoDirExists(t, dir, "the next task.New removed the dead program's task directory")
 	require.DirExists(t, own.Dir(), "and not its own")
 
-	api := testenv.Docker(t, c)
 	require.Eventually(t, func() bool {
 		_, err := api.ContainerInspect(context.Background(), id)
 		return cerrdefs.IsNotFound(err)
@@ -120,6 +137,10 @@ func TestCrashedProgramLeavesNothing(t *testing.T) {
 		return len(left) == 0
 	}, time.Minute, 250*time.Millisecond, "no task sandbox (the spare included) nor its volume is left")
 	for _, o := range left {
-		t.Logf("left: %s %s %v", o.Kind, o.ID, o.Labels)
+		state := "?"
+		if ci, err := api.ContainerInspect(context.Background(), o.ID); err == nil && ci.State != nil {
+			state = ci.State.Status
+		}
+		t.Logf("left: %s %s (%s) %v", o.Kind, o.ID, state, o.Labels)
 	}
 }
