@@ -92,6 +92,14 @@ make_user() {
   fi
 }
 
+# engine_conf is the containers.conf [engine] table both services share.
+# An exec session's monitor (conmon) waits exit_command_delay after the
+# session ends before it cleans up and exits (300 s by default); a test
+# run's hundreds of execs would keep hundreds of them waiting.
+engine_conf() {
+  printf '[engine]\nexit_command_delay = 5\n'
+}
+
 start_rootful() {
   mkdir -p "$RUN/rootful" "$STORAGE"
   answers "$ROOTFUL_SOCK" && return 0
@@ -102,10 +110,14 @@ start_rootful() {
   # CAP_SYS_RESOURCE or the kernel caps it at pid_max ("error setting rlimit
   # type 6"). sandbox sets it on its containers itself; builds (buildah's RUN
   # steps) take this default.
-  printf '[containers]\ndefault_ulimits = ["nproc=%s:%s"]\n' \
-    "$(cat /proc/sys/kernel/pid_max)" "$(cat /proc/sys/kernel/pid_max)" >"$RUN/rootful/containers.conf"
-  CONTAINERS_CONF=$RUN/rootful/containers.conf setsid podman --root "$STORAGE/storage" --runroot "$RUN/rootful/run" \
-    system service --time 0 "unix://$ROOTFUL_SOCK" >"$RUN/rootful/service.log" 2>&1 </dev/null &
+  { printf '[containers]\ndefault_ulimits = ["nproc=%s:%s"]\n' \
+    "$(cat /proc/sys/kernel/pid_max)" "$(cat /proc/sys/kernel/pid_max)"; engine_conf; } >"$RUN/rootful/containers.conf"
+  # The service runs in its own directory: conmon writes files into its
+  # working directory (an "oom" marker when a container's process is
+  # killed for memory), which would otherwise be the caller's.
+  (cd "$RUN/rootful" && CONTAINERS_CONF=$RUN/rootful/containers.conf exec setsid podman --root "$STORAGE/storage" \
+    --runroot "$RUN/rootful/run" \
+    system service --time 0 "unix://$ROOTFUL_SOCK" >"$RUN/rootful/service.log" 2>&1 </dev/null) &
   echo $! >"$RUN/rootful/service.pid"
   wait_sock "$ROOTFUL_SOCK" "$RUN/rootful/service.log"
 }
@@ -117,9 +129,11 @@ start_rootless() {
   answers "$ROOTLESS_SOCK" && return 0
   log "starting the rootless service of $PUSER on $ROOTLESS_SOCK"
   rm -f "$ROOTLESS_SOCK"
-  setsid runuser -u "$PUSER" -- env -i PATH="$PATH" HOME="$(user_home)" USER="$PUSER" \
-    XDG_RUNTIME_DIR="$ROOTLESS_DIR" podman system service --time 0 "unix://$ROOTLESS_SOCK" \
-    >"$RUN/rootless.log" 2>&1 </dev/null &
+  engine_conf >"$ROOTLESS_DIR/containers.conf"
+  chown "$PUSER:" "$ROOTLESS_DIR/containers.conf"
+  (cd "$ROOTLESS_DIR" && exec setsid runuser -u "$PUSER" -- env -i PATH="$PATH" HOME="$(user_home)" USER="$PUSER" \
+    XDG_RUNTIME_DIR="$ROOTLESS_DIR" CONTAINERS_CONF="$ROOTLESS_DIR/containers.conf" \
+    podman system service --time 0 "unix://$ROOTLESS_SOCK" >"$RUN/rootless.log" 2>&1 </dev/null) &
   echo $! >"$RUN/rootless.pid"
   wait_sock "$ROOTLESS_SOCK" "$RUN/rootless.log"
 }
