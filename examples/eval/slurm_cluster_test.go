@@ -423,3 +423,39 @@ func TestSlurmInterrupt(t *testing.T) {
 	d.checkSame(t, runID, dir)
 	checkNothingLeft(t, runID)
 }
+
+// The nodes' engine may be Podman: the demo over the Slurm cluster with
+// the run's --docker_host on rootful Podman's Docker-compatible API
+// (scripts/podman-local.sh up; SWEBOX_PODMAN_ROOTFUL_HOST, as its env
+// prints) evaluates each instance in a Podman container, gives the one
+// machine's report, and leaves on that engine no container or volume that
+// was not there before; the run puts nothing on the local Docker engine.
+// .ci/run runs it in its Podman block.
+func TestSlurmPodman(t *testing.T) {
+	host := os.Getenv("SWEBOX_PODMAN_ROOTFUL_HOST")
+	if host == "" {
+		cienv.Skip(t, "no rootful Podman: scripts/podman-local.sh up && eval \"$(scripts/podman-local.sh env)\"")
+		return
+	}
+	d := newSlurmDemo(t)
+	runID := "slurm-podman-" + testenv.Session(t)
+	dir := t.TempDir()
+	before := engineObjects(t, host, "")
+	cmd := d.slurmCommand(runID, dir)
+	cmd.Args = append(cmd.Args, "--docker_host", host)
+	var onDocker []string
+	log, err := runDuringHang(t, cmd, func() {
+		hangingShardOn(t, host, runID)
+		onDocker = engineObjects(t, "", swebench.LabelRun+"="+runID)
+	})
+	t.Log(log)
+	require.NoError(t, err)
+	d.checkSame(t, runID, dir)
+	assert.Empty(t, onDocker, "the run made containers on the local Docker engine while its hanging instance ran on Podman")
+	assert.Zero(t, slurmJobs(t, runID), "jobs of the run are still queued")
+	assert.Empty(t, engineObjects(t, "", swebench.LabelRun+"="+runID), "the run left containers on the local Docker engine")
+	assert.Eventually(t, func() bool {
+		return len(engineObjects(t, host, swebench.LabelRun+"="+runID)) == 0
+	}, 2*time.Minute, time.Second, "the run left containers or volumes on Podman")
+	assert.Subset(t, before, engineObjects(t, host, ""), "the run left containers or volumes on Podman")
+}
