@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -428,16 +429,34 @@ func (d *dockerBackend) Kill(ctx context.Context, id, signal string) error {
 
 func (d *dockerBackend) Remove(ctx context.Context, id string) error {
 	anon := d.anonVolumes(ctx, id)
-	err := d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err == nil {
+	err := d.removeContainer(ctx, id)
+	if err == nil || errors.Is(err, errNotFound) {
 		d.removeVolumes(ctx, anon)
-	}
-	if err == nil || cerrdefs.IsNotFound(err) {
 		d.records.Delete(id)
 		d.rlimits.Delete(id)
 		d.execEnv.Delete(id)
 	}
-	return dockerErr(err)
+	return err
+}
+
+// removeContainer removes a container and returns once it is gone. An
+// engine answers a removal with a conflict while another is under way (the
+// AutoRemove of a leased sandbox whose main process just ended, a kill
+// racing its exit on Podman); the removal is asked again until the engine
+// answers that the container is gone, so that a sandbox removed is one no
+// longer listed.
+func (d *dockerBackend) removeContainer(ctx context.Context, id string) error {
+	for {
+		err := dockerErr(d.api.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}))
+		if !errors.Is(err, errConflict) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (still being removed when %w)", err, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 func (d *dockerBackend) CopyIn(ctx context.Context, id, dir string, tar io.Reader) error {
