@@ -5,7 +5,11 @@
 #
 #   scripts/build-image.sh [IMAGE]          (default: $SWEBOX_TEST_IMAGE or swebox/python:bookworm)
 #
-# Extra Debian packages: SWEBOX_IMAGE_EXTRA="pkg1,pkg2".
+# Extra Debian packages: SWEBOX_IMAGE_EXTRA="pkg1,pkg2". With
+# SWEBOX_IMAGE_BASE=IMAGE (an image this script built), the extra packages are
+# installed over that image by a `docker build` (apt-get in the build step)
+# instead of a root filesystem made from scratch: the same packages, in a
+# fraction of the time.
 set -euo pipefail
 
 image=${1:-${SWEBOX_TEST_IMAGE:-swebox/python:bookworm}}
@@ -13,6 +17,24 @@ suite=${SWEBOX_IMAGE_SUITE:-bookworm}
 packages=python3,python3-pytest,python3-pytest-xdist,python3-venv,python3-pip,python3-setuptools,python3-wheel,git,patch,procps,ca-certificates
 if [ -n "${SWEBOX_IMAGE_EXTRA:-}" ]; then
   packages="$packages,$SWEBOX_IMAGE_EXTRA"
+fi
+
+if [ -n "${SWEBOX_IMAGE_BASE:-}" ]; then
+  [ -n "${SWEBOX_IMAGE_EXTRA:-}" ] || { echo "build-image: SWEBOX_IMAGE_BASE needs SWEBOX_IMAGE_EXTRA" >&2; exit 1; }
+  docker image inspect "$SWEBOX_IMAGE_BASE" >/dev/null 2>&1 || { echo "build-image: base image $SWEBOX_IMAGE_BASE is missing" >&2; exit 1; }
+  echo "build-image: building $image from $SWEBOX_IMAGE_BASE with $SWEBOX_IMAGE_EXTRA" >&2
+  DOCKER_BUILDKIT=0 docker build -q -t "$image" - >/dev/null <<EOF
+FROM $SWEBOX_IMAGE_BASE
+RUN apt-get update -qq && \\
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
+      -o 'Dpkg::Options::=--path-exclude=/usr/share/doc/*' \\
+      -o 'Dpkg::Options::=--path-exclude=/usr/share/man/*' \\
+      -o 'Dpkg::Options::=--path-exclude=/usr/share/locale/*' \\
+      $(echo "$SWEBOX_IMAGE_EXTRA" | tr , ' ') >/dev/null && \\
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/*
+EOF
+  echo "build-image: built $image" >&2
+  exit 0
 fi
 
 if ! command -v mmdebstrap >/dev/null 2>&1; then
