@@ -23,7 +23,11 @@ if [ -n "${SWEBOX_IMAGE_BASE:-}" ]; then
   [ -n "${SWEBOX_IMAGE_EXTRA:-}" ] || { echo "build-image: SWEBOX_IMAGE_BASE needs SWEBOX_IMAGE_EXTRA" >&2; exit 1; }
   docker image inspect "$SWEBOX_IMAGE_BASE" >/dev/null 2>&1 || { echo "build-image: base image $SWEBOX_IMAGE_BASE is missing" >&2; exit 1; }
   echo "build-image: building $image from $SWEBOX_IMAGE_BASE with $SWEBOX_IMAGE_EXTRA" >&2
-  DOCKER_BUILDKIT=0 docker build -q -t "$image" - >/dev/null <<EOF
+  # The engine's output is shown only when the build fails (the legacy
+  # builder, which needs no buildx, prints a deprecation notice each time).
+  out=$(mktemp)
+  trap 'rm -f "$out"' EXIT
+  DOCKER_BUILDKIT=0 docker build -q --force-rm -t "$image" - >"$out" 2>&1 <<EOF || { cat "$out" >&2; exit 1; }
 FROM $SWEBOX_IMAGE_BASE
 RUN apt-get update -qq && \\
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
