@@ -2,6 +2,7 @@
 # podman-local.sh: Podman's Docker-compatible API on this machine, rootful and
 # rootless, for tests and benchmarks.
 #
+#   scripts/podman-local.sh install     install Debian's podman and what it needs, if missing
 #   scripts/podman-local.sh up          install Debian's podman if missing, make the
 #                                       test user, start both services, load the images
 #   scripts/podman-local.sh env         print export lines: SWEBOX_PODMAN_ROOTFUL_HOST,
@@ -202,9 +203,10 @@ cmd_down() {
 }
 
 case ${1:-} in
+install) [ "$(id -u)" -eq 0 ] || die "install needs root"; install ;;
 up) cmd_up ;;
 env) cmd_env ;;
 as-user) shift; cmd_as_user "$@" ;;
 down) cmd_down ;;
-*) die "usage: $0 up|env|as-user CMD...|down" ;;
+*) die "usage: $0 install|up|env|as-user CMD...|down" ;;
 esac
